@@ -1,0 +1,192 @@
+"""Input validation shared by every svmlib module.
+
+All checks raise ``ValueError`` (or ``TypeError`` for the wrong kind of object)
+with a message that says what to do. scikit-learn's ``sklearn.utils.validation``
+does the array work; this module adds the SVM-specific rules (two classes mapped
+to +-1, C > 0, positive scales, kernel matrices of the right shape).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_array, check_X_y
+
+__all__ = [
+    "check_data",
+    "check_inputs",
+    "check_binary_labels",
+    "check_C",
+    "check_positive",
+    "check_positive_int",
+    "check_probability",
+    "check_kernel_matrix",
+    "check_random_state",
+]
+
+from sklearn.utils import check_random_state  # noqa: E402  (re-exported)
+
+
+def check_inputs(X, *, name="X", ensure_min_samples=1):
+    """Return ``X`` as a finite 2-D float array or raise a ValueError."""
+    try:
+        return check_array(
+            X,
+            dtype=np.float64,
+            ensure_2d=True,
+            ensure_all_finite=True,
+            ensure_min_samples=ensure_min_samples,
+            input_name=name,
+        )
+    except ValueError as err:
+        raise ValueError(
+            f"{name} must be a finite 2-D array of shape (n_samples, n_features): {err}"
+        ) from None
+    except TypeError as err:
+        raise TypeError(f"{name} must be array-like of numbers: {err}") from None
+
+
+def check_binary_labels(y):
+    """Map any two class labels to -1/+1.
+
+    Returns
+    -------
+    y_pm : ndarray of shape (n,), values in {-1.0, +1.0}
+    classes : ndarray of shape (2,), the original labels; ``classes[0]`` maps to -1.
+    """
+    y = np.asarray(y)
+    if y.ndim != 1:
+        y = np.ravel(y) if (y.ndim == 2 and 1 in y.shape) else y
+    if y.ndim != 1:
+        raise ValueError(f"y must be a 1-D array of class labels, got shape {y.shape}.")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or infinity; give every sample a class label.")
+    if y.dtype.kind == "O":
+        try:
+            y = y.astype(str) if all(isinstance(v, str) for v in y) else y.astype(float)
+        except (TypeError, ValueError):
+            raise ValueError("y must hold class labels of one type (all strings or all numbers).") from None
+    try:
+        target = type_of_target(y)
+    except ValueError as err:
+        raise ValueError(f"y is not a valid vector of class labels: {err}") from None
+    classes = np.unique(y)
+    if classes.size != 2 or target not in ("binary", "multiclass"):
+        raise ValueError(
+            f"An SVM separates exactly two classes, but y has {classes.size} distinct "
+            f"label(s): {classes[:5]!r}. Give labels of two classes (e.g. -1/+1 or 0/1); "
+            "for more classes use one-vs-rest (sklearn.multiclass.OneVsRestClassifier)."
+        )
+    y_pm = np.where(y == classes[1], 1.0, -1.0)
+    return y_pm, classes
+
+
+def check_data(X, y, *, name="X"):
+    """Validate a training set for a binary classifier.
+
+    Returns ``X`` (float, 2-D, finite), ``y`` in {-1, +1} and the original ``classes``.
+    """
+    if y is None:
+        raise ValueError("y is required: give one class label per row of X.")
+    try:
+        X, y_raw = check_X_y(
+            X, y, dtype=np.float64, ensure_all_finite=True, ensure_2d=True, y_numeric=False,
+            input_name=name,
+        )
+    except ValueError as err:
+        raise ValueError(
+            f"{name} must be a finite 2-D array (n_samples, n_features) and y a 1-D array "
+            f"with one label per row: {err}"
+        ) from None
+    except TypeError as err:
+        raise TypeError(f"{name} and y must be array-like of numbers/labels: {err}") from None
+    y_pm, classes = check_binary_labels(y_raw)
+    return X, y_pm, classes
+
+
+def _is_real_number(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def check_C(C, *, allow_inf=True, name="C"):
+    """Return ``C`` as a float after checking ``C > 0`` (``inf`` = hard margin)."""
+    if not _is_real_number(C) and not (isinstance(C, np.ndarray) and C.ndim == 0):
+        raise TypeError(f"{name} must be a positive number, got {C!r}.")
+    C = float(C)
+    if np.isnan(C) or C <= 0:
+        raise ValueError(f"{name} must be > 0 (got {C}); use a larger {name} for a harder margin.")
+    if np.isinf(C) and not allow_inf:
+        raise ValueError(f"{name} = inf (a hard margin) is not supported here; give a finite {name}.")
+    return C
+
+
+def check_positive(value, name, *, allow_array=False, allow_zero=False):
+    """Check a positive (finite) scale such as a length scale or amplitude."""
+    arr = np.asarray(value, dtype=float) if _is_array_like_number(value) else None
+    if arr is None:
+        raise TypeError(f"{name} must be a positive number, got {value!r}.")
+    if arr.ndim > (1 if allow_array else 0):
+        raise ValueError(f"{name} must be a {'number or 1-D array' if allow_array else 'number'}, got shape {arr.shape}.")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty.")
+    bad = ~np.isfinite(arr) | ((arr < 0) if allow_zero else (arr <= 0))
+    if np.any(bad):
+        sign = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be finite and {sign}, got {value!r}.")
+    return arr if arr.ndim else float(arr)
+
+
+def _is_array_like_number(value):
+    if isinstance(value, bool):
+        return False
+    if _is_real_number(value):
+        return True
+    try:
+        arr = np.asarray(value)
+    except Exception:  # pragma: no cover - exotic objects
+        return False
+    return arr.dtype.kind in "biuf" and arr.dtype.kind != "b"
+
+
+def check_positive_int(value, name, *, minimum=1):
+    """Check an integer parameter such as a polynomial degree or an iteration count."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if isinstance(value, numbers.Real) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise TypeError(f"{name} must be an integer >= {minimum}, got {value!r}.")
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}.")
+    return int(value)
+
+
+def check_probability(value, name, *, open_interval=True):
+    """Check a number in (0, 1) (or [0, 1])."""
+    if not _is_real_number(value):
+        raise TypeError(f"{name} must be a number in (0, 1), got {value!r}.")
+    value = float(value)
+    ok = (0 < value < 1) if open_interval else (0 <= value <= 1)
+    if not ok:
+        raise ValueError(f"{name} must lie in {'(0, 1)' if open_interval else '[0, 1]'}, got {value}.")
+    return value
+
+
+def check_kernel_matrix(K, n_rows, n_cols=None, *, name="K", symmetric=False):
+    """Check a (precomputed) kernel matrix: finite, 2-D, shape (n_rows, n_cols)."""
+    n_cols = n_rows if n_cols is None else n_cols
+    try:
+        K = np.asarray(K, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be a numeric matrix: {err}") from None
+    if K.shape != (n_rows, n_cols):
+        raise ValueError(
+            f"{name} must have shape ({n_rows}, {n_cols}) but has shape {K.shape}; "
+            "a kernel must return one row per first input and one column per second input."
+        )
+    if not np.all(np.isfinite(K)):
+        raise ValueError(f"{name} contains NaN or infinity; check the kernel and its parameters.")
+    if symmetric and not np.allclose(K, K.T, rtol=1e-10, atol=1e-12 * max(1.0, np.abs(K).max(initial=0))):
+        raise ValueError(f"{name} must be symmetric (a Gram matrix K(X, X)).")
+    return K

@@ -1,0 +1,49 @@
+"""Auto-checked exercises: call a checker with your answer, read its verdict.
+
+Each chapter has a module here (``svmlib.exercises.<chapter idea>``); each
+checker returns a :class:`Feedback` that prints as a short verdict and can be
+used in ``assert`` (it is truthy only when the answer is right).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Feedback", "close_enough"]
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """The verdict on an answer: ``correct`` and a ``message`` that says why."""
+
+    correct: bool
+    message: str
+
+    def __bool__(self):
+        return self.correct
+
+    def __repr__(self):
+        mark = "Correct" if self.correct else "Not yet"
+        return f"{mark}: {self.message}"
+
+    def _repr_markdown_(self):
+        mark = "**Correct.**" if self.correct else "**Not yet.**"
+        return f"{mark} {self.message}"
+
+
+def close_enough(answer, expected, *, rtol=1e-3, atol=1e-6):
+    """True if a numeric answer (scalar or array) matches ``expected``.
+
+    Returns False (never raises) for answers of the wrong shape or type, so a
+    checker can explain instead of crashing.
+    """
+    import numpy as np
+
+    try:
+        a = np.asarray(answer, dtype=float)
+        e = np.asarray(expected, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    if a.shape != e.shape or not np.all(np.isfinite(a)):
+        return False
+    return bool(np.allclose(a, e, rtol=rtol, atol=atol))

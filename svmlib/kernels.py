@@ -1,0 +1,280 @@
+r"""Kernels: one small class per kernel, its formula in the docstring.
+
+Every kernel has an amplitude ``K0`` and a constant offset ``B2`` (the book's
+:math:`B^2`, the prior variance of the bias in the Gaussian-process view), so
+
+.. math:: K(x, x') = K_0\, k(x, x') + B^2 .
+
+Calling a kernel gives its Gram matrix, ``kernel(X, Y)[i, j] = K(X[i], Y[j])``;
+``kernel(X)`` means ``kernel(X, X)``. Kernels are scikit-learn estimators as far
+as parameters go (``get_params``/``set_params``/``clone`` work), so an SVM that
+holds one can be grid-searched.
+
+Parameter names are the book's symbols: ``l`` (length scale), ``p`` (degree),
+``c0`` (polynomial offset), ``K0`` (amplitude), ``B2`` (bias variance).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial.distance import cdist
+from sklearn.base import BaseEstimator
+
+from ._validation import check_inputs, check_kernel_matrix, check_positive, check_positive_int
+
+__all__ = [
+    "Kernel",
+    "Linear",
+    "Polynomial",
+    "RBF",
+    "OrnsteinUhlenbeck",
+    "UserKernel",
+    "make_kernel",
+    "gram",
+    "is_psd",
+    "min_eigenvalue",
+    "poly2_feature_map",
+]
+
+
+class Kernel(BaseEstimator):
+    """Base class: ``K(x, x') = K0 * k(x, x') + B2``; subclasses define ``k``."""
+
+    def __call__(self, X, Y=None):
+        X, Y = self._check_pair(X, Y)
+        K0 = check_positive(self.K0, "K0")
+        B2 = check_positive(self.B2, "B2", allow_zero=True)
+        return K0 * self._k(X, Y) + B2
+
+    def diag(self, X):
+        """The diagonal ``K(x_i, x_i)`` without forming the Gram matrix."""
+        X, _ = self._check_pair(X, None)
+        K0 = check_positive(self.K0, "K0")
+        B2 = check_positive(self.B2, "B2", allow_zero=True)
+        return K0 * self._k_diag(X) + B2
+
+    # -- to override -------------------------------------------------------
+    def _k(self, X, Y):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _k_diag(self, X):
+        return np.array([self._k(x[None, :], x[None, :])[0, 0] for x in X])
+
+    # -- helpers -------------------------------------------------------------
+    def _check_pair(self, X, Y):
+        X = check_inputs(X, name="X")
+        Y = X if Y is None else check_inputs(Y, name="Y")
+        if X.shape[1] != Y.shape[1]:
+            raise ValueError(
+                f"X has {X.shape[1]} features but Y has {Y.shape[1]}; both sets of inputs "
+                "must live in the same space."
+            )
+        return X, Y
+
+
+class Linear(Kernel):
+    r"""Linear kernel :math:`K(x, x') = K_0\, x \cdot x' + B^2`."""
+
+    def __init__(self, K0=1.0, B2=0.0):
+        self.K0 = K0
+        self.B2 = B2
+
+    def _k(self, X, Y):
+        return X @ Y.T
+
+    def _k_diag(self, X):
+        return np.einsum("ij,ij->i", X, X)
+
+
+class Polynomial(Kernel):
+    r"""Polynomial kernel :math:`K(x, x') = K_0 (c_0 + x \cdot x')^p + B^2`.
+
+    ``p`` is a positive integer degree, ``c0 >= 0`` the offset
+    (``c0 = 1, p = 2`` is the tutorial's :math:`(1 + x \cdot x')^2`).
+    """
+
+    def __init__(self, p=2, c0=1.0, K0=1.0, B2=0.0):
+        self.p = p
+        self.c0 = c0
+        self.K0 = K0
+        self.B2 = B2
+
+    def _params(self):
+        return check_positive_int(self.p, "p (degree)"), check_positive(self.c0, "c0", allow_zero=True)
+
+    def _k(self, X, Y):
+        p, c0 = self._params()
+        return (c0 + X @ Y.T) ** p
+
+    def _k_diag(self, X):
+        p, c0 = self._params()
+        return (c0 + np.einsum("ij,ij->i", X, X)) ** p
+
+
+class _Stationary(Kernel):
+    """Shared length-scale handling: ``l`` is a number or one value per input dimension."""
+
+    def _scaled(self, X, Y):
+        l = check_positive(self.l, "l (length scale)", allow_array=True)
+        if np.ndim(l) == 1 and l.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"l has {l.shape[0]} entries but the inputs have {X.shape[1]} dimensions; "
+                "give one length scale, or one per input dimension."
+            )
+        return X / l, Y / l
+
+    def _k_diag(self, X):
+        self._scaled(X, X)  # validates l
+        return np.ones(X.shape[0])
+
+
+class RBF(_Stationary):
+    r"""Radial basis function (squared exponential) kernel
+
+    .. math:: K(x, x') = K_0 \exp\!\Big(-\sum_d \frac{(x_d - x'_d)^2}{2 l_d^2}\Big) + B^2 ,
+
+    with one length scale ``l`` or one per input dimension (automatic relevance determination).
+    """
+
+    def __init__(self, l=1.0, K0=1.0, B2=0.0):
+        self.l = l
+        self.K0 = K0
+        self.B2 = B2
+
+    def _k(self, X, Y):
+        Xs, Ys = self._scaled(X, Y)
+        return np.exp(-0.5 * cdist(Xs, Ys, "sqeuclidean"))
+
+    def grad_log_l(self, X):
+        r"""Derivatives :math:`\partial K / \partial \ln l_d` of the Gram matrix ``K(X, X)``.
+
+        Returns an array of shape ``(n_l, n, n)``: one slice per length scale
+        (``n_l = 1`` for a single shared ``l``). Used for evidence and
+        free-energy hypergradients.
+        """
+        X = check_inputs(X)
+        K0 = check_positive(self.K0, "K0")
+        Xs, _ = self._scaled(X, X)
+        Kb = K0 * np.exp(-0.5 * cdist(Xs, Xs, "sqeuclidean"))
+        sq = (Xs[:, None, :] - Xs[None, :, :]) ** 2  # (n, n, d): (x_d - x'_d)^2 / l_d^2
+        if np.ndim(self.l) == 0:
+            return (Kb * sq.sum(axis=2))[None]
+        return np.moveaxis(sq, 2, 0) * Kb[None]
+
+
+class OrnsteinUhlenbeck(_Stationary):
+    r"""Ornstein-Uhlenbeck (exponential) kernel
+
+    .. math:: K(x, x') = K_0 \exp(-|x - x'| / l) + B^2 .
+
+    Its sample paths are continuous but nowhere differentiable: rough decision boundaries.
+    """
+
+    def __init__(self, l=1.0, K0=1.0, B2=0.0):
+        self.l = l
+        self.K0 = K0
+        self.B2 = B2
+
+    def _k(self, X, Y):
+        Xs, Ys = self._scaled(X, Y)
+        return np.exp(-cdist(Xs, Ys, "euclidean"))
+
+
+class UserKernel(Kernel):
+    r"""Any user function ``k(X, Y) -> (len(X), len(Y))`` array, as :math:`K_0 k + B^2`.
+
+    The returned shape and finiteness are checked, so a wrong kernel fails with a
+    clear message rather than deep inside a solver.
+    """
+
+    def __init__(self, k, K0=1.0, B2=0.0):
+        self.k = k
+        self.K0 = K0
+        self.B2 = B2
+
+    def _k(self, X, Y):
+        if not callable(self.k):
+            raise TypeError(f"UserKernel needs a callable k(X, Y), got {self.k!r}.")
+        return check_kernel_matrix(self.k(X, Y), X.shape[0], Y.shape[0], name="the user kernel's output")
+
+
+_BY_NAME = {
+    "linear": Linear,
+    "poly": Polynomial,
+    "polynomial": Polynomial,
+    "rbf": RBF,
+    "ou": OrnsteinUhlenbeck,
+    "ornstein-uhlenbeck": OrnsteinUhlenbeck,
+}
+
+
+def make_kernel(kernel, **params):
+    """Turn ``kernel`` into a :class:`Kernel`.
+
+    ``kernel`` may be a Kernel (returned as is), a name (``'linear'``, ``'poly'``,
+    ``'rbf'``, ``'ou'``; ``params`` go to its constructor) or a callable ``k(X, Y)``.
+    """
+    if isinstance(kernel, Kernel):
+        if params:
+            raise ValueError("Pass kernel parameters either in the Kernel object or as keywords, not both.")
+        return kernel
+    if isinstance(kernel, str):
+        try:
+            cls = _BY_NAME[kernel.lower()]
+        except KeyError:
+            raise ValueError(
+                f"Unknown kernel {kernel!r}; choose one of {sorted(set(_BY_NAME))}, "
+                "'precomputed', a svmlib.kernels.Kernel or a callable k(X, Y)."
+            ) from None
+        return cls(**params)
+    if callable(kernel):
+        return UserKernel(kernel, **params)
+    raise TypeError(f"kernel must be a name, a svmlib Kernel or a callable, got {kernel!r}.")
+
+
+def gram(kernel, X, Y=None):
+    """Gram matrix ``K(X, Y)`` of any kernel :func:`make_kernel` accepts."""
+    return make_kernel(kernel)(X, Y)
+
+
+def min_eigenvalue(K):
+    """Smallest eigenvalue of the symmetric part of a square matrix."""
+    K = check_kernel_matrix(K, np.shape(K)[0] if np.ndim(K) == 2 else -1, name="K")
+    return float(np.linalg.eigvalsh(0.5 * (K + K.T))[0])
+
+
+def is_psd(K, tol=None):
+    """True when the square matrix ``K`` is symmetric positive semidefinite.
+
+    Round-off makes the smallest eigenvalue of a PSD Gram matrix slightly
+    negative; the default tolerance ``tol = n * eps * max|K|`` scales with the
+    size and magnitude of ``K`` (the bound on eigenvalue error of a symmetric
+    eigensolver).
+    """
+    K = np.asarray(K, dtype=float)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"K must be a square matrix, got shape {K.shape}.")
+    if not np.all(np.isfinite(K)):
+        raise ValueError("K contains NaN or infinity.")
+    scale = max(1.0, float(np.abs(K).max(initial=0.0)))
+    if tol is None:
+        tol = 10 * K.shape[0] * np.finfo(float).eps * scale
+    if not np.allclose(K, K.T, rtol=0, atol=tol):
+        return False
+    return min_eigenvalue(K) >= -tol
+
+
+def poly2_feature_map(X):
+    r"""Explicit feature map of :math:`(1 + x \cdot x')^2` for 2-D inputs.
+
+    .. math:: \phi(x) = (1, \sqrt2 x_1, \sqrt2 x_2, x_1^2, x_2^2, \sqrt2 x_1 x_2),
+
+    so that :math:`\phi(x) \cdot \phi(x') = (1 + x \cdot x')^2` (the tutorial's
+    kernel-trick example).
+    """
+    X = check_inputs(X)
+    if X.shape[1] != 2:
+        raise ValueError(f"poly2_feature_map is the map for 2-D inputs; X has {X.shape[1]} columns.")
+    x1, x2 = X[:, 0], X[:, 1]
+    r2 = np.sqrt(2.0)
+    return np.column_stack([np.ones_like(x1), r2 * x1, r2 * x2, x1**2, x2**2, r2 * x1 * x2])

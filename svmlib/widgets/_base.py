@@ -1,0 +1,142 @@
+"""The two ways the book makes a figure interactive.
+
+* :class:`Explorer` -- live sliders for a reader running the notebook. The
+  computation is a plain function of the slider values (``compute``) that
+  returns a *state*; ``draw`` only draws a state. Tests drive an Explorer
+  headless: set ``explorer.controls[name].value`` and assert on
+  ``explorer.state``.
+* :func:`scrubber` -- for the static online book, which cannot recompute: a
+  kernel-free animation (matplotlib ``to_jshtml``) through precomputed states
+  of one parameter, with a deterministic element id so stored notebooks stay
+  byte-identical between runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+
+import ipywidgets as widgets
+from IPython.display import HTML, clear_output, display
+from matplotlib.animation import FuncAnimation
+from matplotlib.figure import Figure
+
+__all__ = ["Explorer", "scrubber", "slider", "dropdown"]
+
+
+def slider(value, min, max, step, description, *, log=False, readout_format=None):
+    """A slider that updates on release (``continuous_update=False``): one event per move."""
+    common = dict(description=description, continuous_update=False, style={"description_width": "initial"})
+    if log:
+        # FloatLogSlider takes exponents for min/max.
+        return widgets.FloatLogSlider(value=value, base=10, min=min, max=max, step=step,
+                                      readout_format=readout_format or ".3g", **common)
+    if isinstance(value, int) and isinstance(step, int):
+        return widgets.IntSlider(value=value, min=min, max=max, step=step, **common)
+    return widgets.FloatSlider(value=value, min=min, max=max, step=step,
+                               readout_format=readout_format or ".3g", **common)
+
+
+def dropdown(options, value, description):
+    """A dropdown of named options."""
+    return widgets.Dropdown(options=options, value=value, description=description,
+                            style={"description_width": "initial"})
+
+
+class Explorer:
+    """Sliders -> ``compute(**values)`` -> state -> ``draw(fig, state)``.
+
+    Parameters
+    ----------
+    compute : callable
+        Plain function of the control values (keyword arguments named like the
+        controls) returning the state to draw. It lives in a math module and is
+        unit-tested on its own.
+    draw : callable
+        ``draw(fig, state)``; clears and redraws ``fig``.
+    controls : dict of str -> ipywidgets.ValueWidget
+    figsize : tuple
+    caption : callable, optional
+        ``caption(state) -> str`` shown under the figure (e.g. a printed number).
+    """
+
+    def __init__(self, compute, draw, controls, *, figsize=(8, 4), caption=None):
+        self.compute = compute
+        self.draw = draw
+        self.controls = dict(controls)
+        self.caption = caption
+        self.fig = Figure(figsize=figsize, layout="constrained")
+        self.out = widgets.Output()
+        self.label = widgets.HTML()
+        self.state = None
+        self.n_updates = 0
+        self.last_seconds = None
+        for control in self.controls.values():
+            control.observe(self._on_change, names="value")
+        self.update()
+
+    def values(self):
+        """Current control values as keyword arguments for ``compute``."""
+        return {name: c.value for name, c in self.controls.items()}
+
+    def _on_change(self, _change):
+        self.update()
+
+    def update(self):
+        """Recompute the state, redraw the figure and refresh the output area."""
+        start = time.perf_counter()
+        self.state = self.compute(**self.values())
+        self.fig.clear()
+        self.draw(self.fig, self.state)
+        self.fig.canvas.draw()  # render now, so latency measurements include drawing
+        if self.caption is not None:
+            self.label.value = self.caption(self.state)
+        with self.out:
+            clear_output(wait=True)
+            display(self.fig)
+        self.n_updates += 1
+        self.last_seconds = time.perf_counter() - start
+        return self.state
+
+    @property
+    def widget(self):
+        """The ipywidgets layout: controls above the figure."""
+        return widgets.VBox([widgets.HBox(list(self.controls.values()),
+                                          layout=widgets.Layout(flex_flow="row wrap")),
+                             self.out, self.label])
+
+    def _ipython_display_(self):
+        display(self.widget)
+
+
+def scrubber(compute, draw, name, values, *, fixed=None, figsize=(8, 4), interval=600):
+    """A kernel-free slider through precomputed states of one parameter.
+
+    ``compute(**fixed, **{name: v})`` is evaluated for every ``v`` in ``values``
+    and drawn with ``draw(fig, state)``; the frames are embedded in HTML that
+    plays in any browser without Python. The element id is derived from the
+    frames, so the output is identical on every run.
+    """
+    fixed = dict(fixed or {})
+    states = [compute(**fixed, **{name: v}) for v in values]
+    fig = Figure(figsize=figsize, layout="constrained")
+
+    def frame(k):
+        fig.clear()
+        draw(fig, states[k])
+        fig.suptitle(f"{name} = {values[k]:.4g}" if isinstance(values[k], float) else f"{name} = {values[k]}",
+                     fontsize="medium")
+        return []
+
+    anim = FuncAnimation(fig, frame, frames=len(states), interval=interval, blit=False)
+    html = anim.to_jshtml(default_mode="once")
+    # matplotlib names the elements with a random uuid4; derive the id from the frames instead.
+    ids = set(re.findall(r"_anim_img([0-9a-f]{32})", html))
+    stripped = html
+    for old in ids:
+        stripped = stripped.replace(old, "")
+    digest = hashlib.sha1(stripped.encode()).hexdigest()[:32]
+    for old in ids:
+        html = html.replace(old, digest)
+    return HTML(html)
