@@ -1,0 +1,174 @@
+#!/usr/bin/env python
+"""Execute the book's notebooks and store deterministic outputs.
+
+    python tools/run_notebooks.py [NOTEBOOK ...]          # re-execute, write outputs
+    python tools/run_notebooks.py --check [NOTEBOOK ...]  # fail if re-running would change a file
+
+Without arguments every ``book/*.ipynb`` is processed. Notebooks are committed
+WITH outputs so that nbval (strict mode) compares every cell. To make a
+re-run give byte-identical files this script
+
+* executes with nbclient in the notebook's folder, with ``TQDM_DISABLE=1``
+  (progress bars print timings) and ``PYTHONHASHSEED=0``;
+* drops per-cell execution timings and renames the random widget model ids
+  (uuid4) to ids numbered in order of first appearance, so the embedded widget
+  state (which the built book renders offline) is reproducible;
+* merges consecutive stream outputs (how the kernel chunks stdout is timing-dependent);
+* writes with nbformat (sorted keys).
+
+Cells tagged ``nbval-ignore-output`` (live widgets, wall-clock timing tables)
+keep their outputs in the file but are excluded from the ``--check``
+comparison, exactly as nbval ignores them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import difflib
+import json
+import re
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+ROOT = Path(__file__).resolve().parent.parent
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+MODEL_ID = re.compile(r"[0-9a-f]{32}")
+IGNORE_TAG = "nbval-ignore-output"
+ENV = {"TQDM_DISABLE": "1", "PYTHONHASHSEED": "0", "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
+
+
+def _merge_streams(outputs):
+    merged = []
+    for out in outputs:
+        if (out.get("output_type") == "stream" and merged and merged[-1].get("output_type") == "stream"
+                and merged[-1]["name"] == out["name"]):
+            merged[-1]["text"] += out["text"]
+        else:
+            merged.append(out)
+    return merged
+
+
+def _canonical_widget_ids(nb):
+    """Rename widget model ids (random uuid4 hex) to ids numbered by first appearance."""
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state")
+    if not state:
+        nb.metadata.pop("widgets", None)
+        return nb
+    text = json.dumps(nb, sort_keys=False)
+    mapping = {}
+    for old in list(state) + MODEL_ID.findall(text):
+        if old in state and old not in mapping:
+            mapping[old] = f"{len(mapping) + 1:032x}"
+    text = MODEL_ID.sub(lambda m: mapping.get(m.group(0), m.group(0)), text)
+    return nbformat.from_dict(json.loads(text))
+
+
+def normalise(nb):
+    """Strip everything that changes between runs without changing meaning."""
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+        cell.metadata.pop("collapsed", None)
+        if cell.cell_type != "code":
+            cell.pop("outputs", None)
+            cell.pop("execution_count", None)
+            continue
+        for out in cell.outputs:
+            out.get("metadata", {}).pop("execution", None)
+        cell.outputs = _merge_streams(cell.outputs)
+    return _canonical_widget_ids(nb)
+
+
+def execute(path, timeout=600):
+    """Execute ``path`` in its folder and return the normalised notebook."""
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:  # a fresh run: no stale outputs survive a failure
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    os.environ.update(ENV)
+    client = NotebookClient(
+        nb, timeout=timeout, kernel_name="python3", allow_errors=False,
+        record_timing=False, resources={"metadata": {"path": str(Path(path).parent)}},
+    )
+    client.execute()
+    nb.metadata.kernelspec = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    return normalise(nb)
+
+
+def _comparable(nb):
+    """The notebook as JSON text, outputs of ignore-tagged cells removed."""
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and IGNORE_TAG in cell.metadata.get("tags", []):
+            cell.outputs = []
+    return nbformat.writes(nb)
+
+
+def _short_diff(old, new, name):
+    lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), f"{name} (stored)",
+                                      f"{name} (re-run)", n=1, lineterm=""))
+    shown = [line if len(line) < 200 else line[:200] + "..." for line in lines[:40]]
+    return "\n".join(shown) + ("\n..." if len(lines) > 40 else "")
+
+
+def _as_file_text(nb):
+    """Exactly what ``nbformat.write`` puts in a file."""
+    text = nbformat.writes(nb)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def process(path, check, timeout):
+    """Run one notebook. Returns (path, ok, message, seconds)."""
+    start = time.perf_counter()
+    try:
+        fresh = execute(path, timeout)
+    except CellExecutionError as err:
+        return path, False, f"a cell failed:\n{str(err)[-2000:]}", time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    if check:
+        text = Path(path).read_text()
+        stored = normalise(nbformat.reads(text, as_version=4))
+        old, new = _comparable(stored), _comparable(fresh)
+        if old != new:
+            return path, False, "re-running changes the stored outputs:\n" + _short_diff(old, new, path), seconds
+        if text != _as_file_text(stored):
+            return path, False, "the stored file is not normalised: run tools/run_notebooks.py on it", seconds
+        return path, True, "unchanged", seconds
+    nbformat.write(fresh, path)
+    return path, True, "written", seconds
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("notebooks", nargs="*", type=Path)
+    parser.add_argument("--check", action="store_true", help="fail if re-running would change a notebook")
+    parser.add_argument("-j", "--jobs", type=int, default=2, help="notebooks run in parallel (default 2)")
+    parser.add_argument("--timeout", type=int, default=600, help="seconds per cell")
+    args = parser.parse_args(argv)
+    paths = [str(p) for p in (args.notebooks or sorted((ROOT / "book").glob("*.ipynb")))]
+    if not paths:
+        print("no notebooks found")
+        return 0
+    failures = 0
+    with ProcessPoolExecutor(max_workers=max(1, min(args.jobs, len(paths)))) as pool:
+        futures = [pool.submit(process, p, args.check, args.timeout) for p in paths]
+        for fut in futures:
+            path, ok, message, seconds = fut.result()
+            rel = os.path.relpath(path, ROOT)
+            print(f"{'ok  ' if ok else 'FAIL'} {rel} ({seconds:.1f} s): {message}", flush=True)
+            failures += not ok
+    if failures:
+        print(f"{failures} notebook(s) failed" + (" the check; re-run tools/run_notebooks.py and commit" if args.check else ""))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
