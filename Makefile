@@ -1,0 +1,56 @@
+# Two commands for a fresh machine (Python 3.11):  make book   and   make test
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+# Progress bars print wall-clock timings: off while notebooks are checked or built.
+NB_ENV := TQDM_DISABLE=1 PYTHONHASHSEED=0
+NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tools/nbval_sanitize.cfg -p no:cacheprovider
+
+.PHONY: book test install pytest notebooks check-notebooks nbval student browser-check benchmarks clean
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## make book: install if needed, build the book into _build/html (warnings are errors)
+book: $(STAMP)
+	$(PY) tools/vendor_assets.py
+	$(PY) tools/check_notebooks_executed.py
+	$(NB_ENV) $(VENV)/bin/jupyter-book build . -W -n --keep-going
+	$(PY) tools/check_offline.py _build/html
+	@echo "The book is built: open _build/html/index.html"
+
+## make test: install if needed, then pytest over tests/ and nbval over every notebook in book/
+test: pytest check-notebooks nbval
+
+pytest: $(STAMP)
+	$(PY) -m pytest tests -q --cov=svmlib --cov-report=term-missing:skip-covered
+
+check-notebooks: $(STAMP)
+	$(PY) tools/run_notebooks.py --check
+
+nbval: $(STAMP)
+	$(NB_ENV) $(PY) -m pytest $(NBVAL) -q book/
+
+## make notebooks: re-execute every chapter and store its outputs (commit the result)
+notebooks: $(STAMP)
+	$(PY) tools/run_notebooks.py
+
+## make student: student copies (solutions blanked, outputs cleared) in student/
+student: $(STAMP)
+	$(PY) tools/make_student_notebooks.py --out student
+
+## make browser-check: headless Chromium screenshots of the built book, no network
+browser-check: $(STAMP)
+	$(PY) -m pytest -q tests_browser
+
+benchmarks: $(STAMP)
+	for f in benchmarks/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+clean:
+	rm -rf _build student .pytest_cache .coverage

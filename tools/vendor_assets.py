@@ -1,0 +1,88 @@
+#!/usr/bin/env python
+"""Vendor the book's JavaScript from the npm registry into ``book/_vendor``.
+
+By default a Jupyter Book loads MathJax, RequireJS and the ipywidgets embed
+manager from CDNs, so a reader without internet sees raw TeX and no widgets.
+``make book`` runs this script first; ``_config.yml`` then points Sphinx at the
+local copies (``mathjax_path``, ``nb_ipywidgets_js``, ``html_static_path``).
+
+Packages are fetched once with ``npm pack`` (pinned versions, integrity
+checked against the registry's sha512) and unpacked; a stamp file records what
+is there, so later builds need no network at all.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENDOR = ROOT / "book" / "_vendor"
+STAMP = VENDOR / "stamp.json"
+
+# package -> (version, [(path inside the package, destination under book/_vendor)])
+PACKAGES = {
+    "mathjax": ("3.2.2", [("package/es5", "mathjax")]),
+    "requirejs": ("2.3.7", [("package/require.js", "require.min.js")]),
+    "@jupyter-widgets/html-manager": ("1.0.15", [("package/dist", ".")]),
+}
+SKIP_SUFFIXES = (".map",)
+SKIP_NAMES = {"embed.js", "libembed-amd.js"}  # embed-amd.js is the self-contained AMD bundle
+
+
+def _npm_pack(spec, workdir):
+    out = subprocess.run(["npm", "pack", spec, "--json", "--silent"], cwd=workdir, check=True,
+                         capture_output=True, text=True).stdout
+    info = json.loads(out[out.index("["):])[0]
+    tarball = Path(workdir) / info["filename"]
+    algo, expected = info["integrity"].split("-", 1)
+    digest = base64.b64encode(hashlib.new(algo, tarball.read_bytes()).digest()).decode()
+    if digest != expected:
+        raise SystemExit(f"integrity mismatch for {spec}: the tarball is not what the registry lists")
+    return tarball
+
+
+def _copy(src, dest):
+    if src.is_dir():
+        for item in src.rglob("*"):
+            if item.is_file() and not item.name.endswith(SKIP_SUFFIXES) and item.name not in SKIP_NAMES:
+                target = dest / item.relative_to(src)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(item, target)
+    else:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dest)
+
+
+def main():
+    wanted = {name: version for name, (version, _) in PACKAGES.items()}
+    if STAMP.exists() and json.loads(STAMP.read_text()) == wanted:
+        print(f"vendored assets up to date in {VENDOR.relative_to(ROOT)}")
+        return 0
+    if shutil.which("npm") is None:
+        raise SystemExit("npm is needed once to vendor MathJax and the widget JavaScript (apt-get install npm).")
+    if VENDOR.exists():
+        shutil.rmtree(VENDOR)
+    VENDOR.mkdir(parents=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (version, copies) in PACKAGES.items():
+            tarball = _npm_pack(f"{name}@{version}", tmp)
+            unpack = Path(tmp) / name.replace("/", "_")
+            with tarfile.open(tarball) as tar:
+                tar.extractall(unpack, filter="data")
+            for inner, dest in copies:
+                _copy(unpack / inner, VENDOR / dest)
+            print(f"vendored {name}@{version}")
+    STAMP.write_text(json.dumps(wanted, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
