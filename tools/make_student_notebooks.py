@@ -1,0 +1,79 @@
+#!/usr/bin/env python
+"""Write student copies of the chapters: solutions blanked, outputs cleared.
+
+    python tools/make_student_notebooks.py [--out student] [NOTEBOOK ...]
+
+The book's notebooks are the teacher's source (solutions included, as in
+ThinkBayes2). In a student copy
+
+* every cell tagged ``solution`` is blanked: a code cell becomes
+  ``# Your solution here`` and a markdown cell a short placeholder -- the
+  exercise text itself stays;
+* cells tagged ``remove-cell`` (hidden assertions of the book's numbers) are
+  kept, since they make the notebook check itself as the student runs it;
+* every output and execution count is cleared and the widget state dropped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTION_TAG = "solution"
+CODE_PLACEHOLDER = "# Your solution here\n"
+MARKDOWN_PLACEHOLDER = "*Solution: your answer here.*"
+
+
+def studentise(nb):
+    """Return a student copy of the notebook ``nb`` (a new object)."""
+    nb = nbformat.from_dict(nb)  # deep copy
+    nb.metadata.pop("widgets", None)
+    for cell in nb.cells:
+        tags = cell.metadata.get("tags", [])
+        if SOLUTION_TAG in tags:
+            if cell.cell_type == "code":
+                cell.source = CODE_PLACEHOLDER
+            else:
+                cell.source = MARKDOWN_PLACEHOLDER
+            cell.metadata["tags"] = [t for t in tags if t != SOLUTION_TAG] + ["student-answer"]
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    return nb
+
+
+def write_student_copies(paths, out_dir):
+    """Write a student copy of each notebook in ``paths`` to ``out_dir``."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for path in paths:
+        path = Path(path)
+        nb = nbformat.read(path, as_version=4)
+        target = out_dir / path.name
+        nbformat.write(studentise(nb), target)
+        written.append(target)
+    style = ROOT / "book" / "book.mplstyle"
+    if style.exists():  # the chapters load it from their own folder
+        shutil.copy2(style, out_dir / style.name)
+    return written
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("notebooks", nargs="*", type=Path)
+    parser.add_argument("--out", type=Path, default=ROOT / "student")
+    args = parser.parse_args(argv)
+    paths = args.notebooks or sorted((ROOT / "book").glob("*.ipynb"))
+    for target in write_student_copies(paths, args.out):
+        print(f"wrote {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
