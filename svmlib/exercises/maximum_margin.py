@@ -1,0 +1,69 @@
+"""Auto-checked exercises of chapter 1 (maximum margin).
+
+Call a checker with your answer; it returns a :class:`~svmlib.exercises.Feedback`
+that says whether the answer is right and why.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import Feedback, close_enough
+
+__all__ = ["FOUR_POINTS", "FOUR_LABELS", "check_max_margin_line", "check_distance_to_line"]
+
+#: The data of exercise ex-margin-1: two points of each class in the plane.
+FOUR_POINTS = np.array([[2.0, 0.0], [3.0, 1.0], [0.0, 0.0], [-1.0, 1.0]])
+#: Their labels.
+FOUR_LABELS = np.array([1.0, 1.0, -1.0, -1.0])
+
+# The answer: the perpendicular bisector of the closest opposite pair (2,0)-(0,0) separates the
+# data and has margin 1 = half their distance, and no line can do better (the margin is at most
+# half the distance of any opposite pair), so it is the maximum-margin line; canonical form:
+_W, _B = np.array([1.0, 0.0]), -1.0
+
+
+def check_max_margin_line(w, b):
+    """Check the canonical maximum-margin line ``(w, b)`` of :data:`FOUR_POINTS`.
+
+    Canonical means the closest points satisfy ``y (w . x + b) = 1`` (eq. margin-canonical).
+    """
+    try:
+        w = np.asarray(w, dtype=float).reshape(-1)
+        b = float(b)
+    except (TypeError, ValueError):
+        return Feedback(False, "Give w as two numbers, e.g. [0.5, 1.0], and b as one number.")
+    if w.shape != (2,) or not np.all(np.isfinite(w)) or not np.isfinite(b):
+        return Feedback(False, "w must be a vector of two finite numbers and b one finite number.")
+    if not np.any(w):
+        return Feedback(False, "w = 0 is not a line: the normal vector must be non-zero.")
+    t = FOUR_LABELS * (FOUR_POINTS @ w + b)
+    if np.any(t <= 0):
+        bad = np.flatnonzero(t <= 0)
+        return Feedback(False, f"This line does not separate the classes: point(s) {bad.tolist()} are on the "
+                               "wrong side (or on the line). Check the sign of w: it must point to the +1 class.")
+    if close_enough(w, _W, atol=1e-6) and close_enough(b, _B, atol=1e-6):
+        return Feedback(True, "w = (1, 0), b = -1: the line x1 = 1 bisects the closest opposite pair "
+                              "(2,0)-(0,0), its margin is 1/||w|| = 1, and no line can beat half the distance "
+                              "of that pair.")
+    gamma = t.min() / np.linalg.norm(w)
+    if abs(gamma - 1.0) < 1e-6:
+        return Feedback(False, f"This is the right line, but not in canonical form: the closest points have "
+                               f"y (w.x + b) = {t.min():.4g}, not 1. Divide w and b by {t.min():.4g}.")
+    return Feedback(False, f"Your line separates the data with geometric margin {gamma:.4g}, but the best "
+                           "line has a larger one. Hint: which pair of opposite points is closest, and what "
+                           "does half their distance bound?")
+
+
+def check_distance_to_line(answer, x=(3.0, 4.0), w=(1.0, 2.0), b=-1.0):
+    """Check the signed distance of the point ``x`` from the line ``w . x + b = 0`` (eq. margin-signed-distance)."""
+    x, w = np.asarray(x, dtype=float), np.asarray(w, dtype=float)
+    expected = (x @ w + b) / np.linalg.norm(w)
+    if close_enough(answer, expected, rtol=1e-4):
+        return Feedback(True, f"(w.x + b)/||w|| = {x @ w + b:g}/{np.linalg.norm(w):.4g} = {expected:.4g}.")
+    if close_enough(answer, x @ w + b, rtol=1e-4):
+        return Feedback(False, "That is the functional margin w.x + b; divide by ||w|| to get a distance.")
+    if close_enough(answer, -expected, rtol=1e-4):
+        return Feedback(False, "Right size, wrong sign: the point lies on the side w points to, so the "
+                               "signed distance is positive.")
+    return Feedback(False, "Not yet: project x - x0 (x0 any point on the line) on the unit normal w/||w||.")

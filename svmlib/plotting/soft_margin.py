@@ -1,0 +1,71 @@
+"""Figures of chapter 2 (soft margin and the primal): the hinge loss and its subgradients,
+subgradient-descent iterates next to the exact solution, and the objective trace."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .maximum_margin import MAX_MARGIN_COLOR, draw_line, ring_points, scatter_classes
+
+__all__ = ["draw_hinge_subgradients", "draw_soft_margin"]
+
+
+def draw_hinge_subgradients(ax, *, kink_slopes=(-1.0, -0.6, -0.25, 0.0), smooth_point=-0.5):
+    r"""The hinge loss :math:`\ell(t) = \max(0, 1 - t)` with its subgradients drawn.
+
+    At a smooth point the only sub-tangent is the tangent; at the kink ``t = 1`` every
+    slope in [-1, 0] gives a line that stays below the loss (eq. soft-subgradient-def).
+    """
+    t = np.linspace(-1.5, 3.0, 400)
+    ax.plot(t, np.maximum(0.0, 1.0 - t), color="black", lw=2.2, label=r"hinge $\ell(t)=\max(0, 1-t)$")
+    colors = ["#0072B2", "#56B4E9", "#009E73", "#E69F00"]
+    for g, c in zip(kink_slopes, colors):
+        ax.plot(t, g * (t - 1.0), color=c, lw=1.1, ls="--", label=f"slope {g:g} at the kink")
+    ax.plot(t, 1.0 - t, color="#D55E00", lw=1.1, ls=":", label=f"tangent at t = {smooth_point:g} (slope -1)")
+    ax.plot([smooth_point], [1.0 - smooth_point], "o", color="#D55E00", ms=6)
+    ax.plot([1.0], [0.0], "o", color="black", ms=6)
+    ax.set_xlim(t[0], t[-1])
+    ax.set_ylim(-0.8, 2.6)
+    ax.set_xlabel(r"$t = y\,(w \cdot x + b)$")
+    ax.set_ylabel("loss")
+    ax.legend(loc="upper right", fontsize="x-small")
+    return ax
+
+
+def draw_soft_margin(fig, state):
+    """Chapter 2 widget: the iterate's boundary vs the exact one, and J(epoch) - J*."""
+    X, y = state["X"], state["y"]
+    ax, axo = fig.subplots(1, 2, width_ratios=[1.1, 1])
+    lo, hi = X.min(axis=0) - 0.6, X.max(axis=0) + 0.6
+    lims = (lo[0], hi[0], lo[1], hi[1])
+    ax.set_xlim(lims[0], lims[1])
+    ax.set_ylim(lims[2], lims[3])
+    ax.set_aspect("equal", adjustable="box")
+    scatter_classes(ax, X, y, s=22)
+    w_ref, b_ref = state["w_ref"], state["b_ref"]
+    draw_line(ax, w_ref, b_ref, lims=lims, color=MAX_MARGIN_COLOR, lw=1.4, label="exact (libsvm)")
+    for level in (-1.0, 1.0):
+        draw_line(ax, w_ref, b_ref, level=level, lims=lims, color=MAX_MARGIN_COLOR, lw=0.8, ls="--")
+    w, b = state["w"], state["b"]
+    if np.any(w):
+        draw_line(ax, w, b, lims=lims, color="black", lw=1.6, label=f"epoch {state['epochs']}")
+        for level in (-1.0, 1.0):
+            draw_line(ax, w, b, level=level, lims=lims, color="black", lw=0.8, ls=":")
+    ring_points(ax, X, state["violators"], label="y f(x) < 1", color="0.4", s=70)
+    ax.set_xlabel("$x_1$")
+    ax.set_ylabel("$x_2$")
+    ax.legend(loc="upper left", fontsize="x-small")
+    ax.set_title(f"C = {state['C']:.3g}, {state['step']}, {state['batch_label']}")
+
+    gap = np.asarray(state["objectives"]) - state["J_ref"]
+    epochs = np.arange(gap.size)
+    floor = 1e-6 * max(1.0, abs(state["J_ref"]))  # keep zero gaps visible on the log axis
+    axo.semilogy(epochs, np.maximum(gap, floor), color="black", lw=1.2, label="$J(w_k, b_k) - J^*$")
+    axo.semilogy(epochs, np.maximum(np.minimum.accumulate(gap), floor), color="#0072B2", lw=1.0, ls="--",
+                 label="best so far")
+    axo.set_xlabel("epoch")
+    axo.set_ylabel("objective gap (log)")
+    axo.set_xlim(0, max(1, state["max_epochs"]))
+    axo.legend(loc="upper right", fontsize="x-small")
+    axo.set_title(f"J = {state['objectives'][-1]:.4g}, J* = {state['J_ref']:.4g}")
+    return ax, axo
