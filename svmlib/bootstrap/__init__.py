@@ -1,0 +1,40 @@
+r"""The bootstrap without resampling: replica trick and adaptive TAP for SVMs (Part III, chapter 8).
+
+* :func:`fit_hard_margin` -- the exact hard-margin SVM without bias (an NNLS problem).
+* :func:`monte_carlo_bootstrap` -- retrain on bootstrap samples (Poisson or multinomial
+  occupations), seeded, parallel through joblib with results independent of ``n_jobs``.
+* :func:`solve_replica` / :func:`replica_learning_curve` -- the replica/ADATAP fixed point:
+  bootstrapped test error (eq. boot-error), cavity Gaussians at training points,
+  :func:`field_at_new_inputs` (eq. boot-field-new).
+* :func:`opper_winther_loo`, :func:`exact_loo` -- the S -> infinity limits of theory and
+  Monte Carlo.
+* :class:`ReplicaBootstrap`, :class:`MonteCarloBootstrap` -- scikit-learn style estimators
+  on inputs X with a kernel.
+
+Malzahn & Opper, *Approximate analytical bootstrap averages for support vector
+classifiers*, NIPS 16 (2004).
+"""
+
+from ._estimators import MonteCarloBootstrap, ReplicaBootstrap, efron_632
+from ._hardmargin import JITTER, exact_loo, fit_hard_margin, kernel_cholesky, opper_winther_loo
+from ._montecarlo import MonteCarloResult, draw_occupations, monte_carlo_bootstrap, ratio_error, seed_sequence
+from ._replica import (
+    MAX_S_OVER_N,
+    ReplicaSolution,
+    field_at_new_inputs,
+    gaussian_cavities,
+    initial_sites,
+    replica_learning_curve,
+    site_moments,
+    site_parameters,
+    solve_replica,
+)
+
+__all__ = [
+    "JITTER", "MAX_S_OVER_N",
+    "fit_hard_margin", "kernel_cholesky", "opper_winther_loo", "exact_loo",
+    "MonteCarloResult", "monte_carlo_bootstrap", "draw_occupations", "ratio_error", "seed_sequence",
+    "ReplicaSolution", "solve_replica", "replica_learning_curve", "field_at_new_inputs",
+    "gaussian_cavities", "initial_sites", "site_moments", "site_parameters",
+    "ReplicaBootstrap", "MonteCarloBootstrap", "efron_632",
+]

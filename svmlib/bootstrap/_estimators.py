@@ -1,0 +1,178 @@
+"""scikit-learn style estimators on inputs X: a kernel, distinct inputs, the two bootstraps."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from .._validation import check_data, check_inputs, check_positive, check_positive_int
+from ..kernels import RBF, make_kernel
+from ._hardmargin import JITTER
+from ._montecarlo import monte_carlo_bootstrap
+from ._replica import field_at_new_inputs, solve_replica
+
+__all__ = ["ReplicaBootstrap", "MonteCarloBootstrap", "efron_632", "distinct_inputs"]
+
+
+def distinct_inputs(X, y, deduplicate):
+    """Return X, y without duplicated rows (first occurrence kept) or raise a ValueError.
+
+    Duplicate inputs make the Gram matrix singular and the hard-margin problem
+    ill-posed (infeasible if their labels differ); duplicated *points* change
+    nothing for a hard margin anyway.
+    """
+    _, first = np.unique(X, axis=0, return_index=True)
+    n_dup = X.shape[0] - first.size
+    if n_dup == 0:
+        return X, y, np.arange(X.shape[0])
+    if not deduplicate:
+        raise ValueError(
+            f"X has {n_dup} duplicated row(s): duplicate inputs make the kernel matrix singular and the "
+            "hard-margin SVM ill-posed. Pass deduplicate=True to keep the first occurrence of each input, "
+            "or remove them yourself (np.unique(X, axis=0, return_index=True))."
+        )
+    keep = np.sort(first)
+    warnings.warn(f"Dropped {n_dup} duplicated input(s); {keep.size} distinct inputs remain.", UserWarning,
+                  stacklevel=3)
+    return X[keep], y[keep], keep
+
+
+def efron_632(bootstrap_error, training_error=0.0):
+    """Efron's 0.632 estimate: 0.368 * training error + 0.632 * bootstrap error at S = N.
+
+    The hard-margin SVM has zero training error, so it is 0.632 times eq. (boot-error).
+    """
+    return 0.368 * float(training_error) + 0.632 * float(bootstrap_error)
+
+
+class _BootstrapBase(BaseEstimator):
+    def _prepare(self, X, y):
+        X, y, _ = check_data(X, y)
+        X, y, keep = distinct_inputs(X, y, self.deduplicate)
+        # default: the chapter's "broad" RBF, length scale sqrt(d) on standardised inputs
+        self.kernel_ = RBF(l=np.sqrt(X.shape[1])) if self.kernel is None else make_kernel(self.kernel)
+        self.X_fit_, self.y_fit_, self.kept_index_ = X, y, keep
+        return X, y, self.kernel_(X)
+
+    def _kernel_new(self, X_new):
+        if not hasattr(self, "X_fit_"):
+            raise ValueError(f"This {type(self).__name__} is not fitted yet; call fit(X, y) first.")
+        X_new = check_inputs(X_new, name="X_new")
+        if X_new.shape[1] != self.X_fit_.shape[1]:
+            raise ValueError(f"X_new has {X_new.shape[1]} features, the training inputs {self.X_fit_.shape[1]}.")
+        return self.kernel_(X_new, self.X_fit_), self.kernel_.diag(X_new)
+
+
+class ReplicaBootstrap(_BootstrapBase):
+    """Replica/adaptive-TAP approximation of the bootstrapped hard-margin SVM (no bias).
+
+    Parameters
+    ----------
+    kernel : svmlib Kernel, name or callable
+    S_over_N : float
+        Mean bootstrap sample size over the number of distinct training points.
+    tol, max_iter, dampings, anderson
+        Fixed-point options of :func:`solve_replica`.
+    deduplicate : bool
+        Drop duplicated inputs (with a warning) instead of raising a ValueError.
+
+    Attributes
+    ----------
+    error_ : float
+        Bootstrapped test error (eq. boot-error).
+    error_632_ : float
+        Efron's 0.632 estimate (meaningful at S_over_N = 1).
+    cavity_mean_, cavity_var_ : ndarrays
+        The bootstrap distribution N(m_c, V_c) of the field at each training input over
+        samples that leave it out.
+    solution_ : ReplicaSolution
+    n_iter_, converged_, residual_
+    """
+
+    def __init__(self, kernel=None, S_over_N=1.0, *, tol=1e-8, max_iter=500, dampings=(1.0, 0.5, 0.2),
+                 anderson=5, deduplicate=False):
+        self.kernel = kernel
+        self.S_over_N = S_over_N
+        self.tol = tol
+        self.max_iter = max_iter
+        self.dampings = dampings
+        self.anderson = anderson
+        self.deduplicate = deduplicate
+
+    def fit(self, X, y, init=None):
+        """Solve the fixed point on (X, y); ``init`` warm-starts from another fit's ``solution_``."""
+        X, y, K = self._prepare(X, y)
+        self.K_ = K
+        sol = solve_replica(K, y, self.S_over_N, init=init, tol=self.tol, max_iter=self.max_iter,
+                            dampings=self.dampings, anderson=self.anderson)
+        self.solution_ = sol
+        self.error_ = sol.error
+        self.error_632_ = efron_632(sol.error)
+        self.cavity_mean_, self.cavity_var_ = sol.m_c, sol.V_c
+        self.n_iter_, self.converged_, self.residual_ = sol.n_iter, sol.converged, sol.residual
+        return self
+
+    def field_distribution(self, X_new):
+        """Mean and variance of the bootstrap distribution of the field at new inputs (eq. boot-field-new)."""
+        K_new, diag = self._kernel_new(X_new)
+        mean, var, _ = field_at_new_inputs(self.K_, self.solution_, K_new, diag)
+        return mean, var
+
+    def predict_proba(self, X_new):
+        """Bootstrap probabilities of predicting -1 and +1 at new inputs, columns (P(-1), P(+1))."""
+        from scipy.special import ndtr
+
+        mean, var = self.field_distribution(X_new)
+        p_minus = ndtr(-mean / np.sqrt(var))
+        return np.column_stack([p_minus, 1 - p_minus])
+
+
+class MonteCarloBootstrap(_BootstrapBase):
+    """Monte Carlo bootstrap of the hard-margin SVM without bias (retrains per sample).
+
+    Parameters
+    ----------
+    kernel : svmlib Kernel, name or callable
+    S_over_N : float
+    n_samples : int
+    sampling : {'poisson', 'multinomial'}
+    n_jobs : int or None
+        joblib workers; results are identical to the serial run for a given random_state.
+    random_state : int, None or numpy Generator
+    progress : bool
+    deduplicate : bool
+
+    Attributes
+    ----------
+    error_, error_se_ : float
+        Bootstrapped test error and its standard error.
+    result_ : MonteCarloResult
+        Occupations, per-sample coefficients and fields at the training inputs.
+    """
+
+    def __init__(self, kernel=None, S_over_N=1.0, n_samples=500, *, sampling="poisson", n_jobs=None,
+                 random_state=None, progress=False, deduplicate=False):
+        self.kernel = kernel
+        self.S_over_N = S_over_N
+        self.n_samples = n_samples
+        self.sampling = sampling
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.progress = progress
+        self.deduplicate = deduplicate
+
+    def fit(self, X, y):
+        X, y, K = self._prepare(X, y)
+        res = monte_carlo_bootstrap(K, y, self.S_over_N, self.n_samples, sampling=self.sampling,
+                                    n_jobs=self.n_jobs, random_state=self.random_state,
+                                    progress=self.progress, jitter=JITTER)
+        self.result_ = res
+        self.error_, self.error_se_ = res.error, res.error_se
+        return self
+
+    def field_samples(self, X_new):
+        """Fields of every bootstrap SVM at new inputs, shape (n_samples, n_new)."""
+        K_new, _ = self._kernel_new(X_new)
+        return self.result_.coef @ K_new.T

@@ -1,0 +1,189 @@
+"""Monte Carlo bootstrap of the hard-margin SVM without bias.
+
+Each bootstrap sample is a vector of occupation numbers s (how often each
+training point is drawn). A hard margin ignores multiplicities, so the SVM is
+trained on the points with s_i > 0 only, re-using rows of one precomputed Gram
+matrix. The test error counts the points left out (s_i = 0).
+
+Randomness: one ``numpy.random.SeedSequence`` spawns one child seed per sample,
+so sample k is the same whichever worker draws it: serial and ``n_jobs`` runs
+(any joblib backend, e.g. Dask on a cluster) give identical results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from .._threads import blas_single_thread
+from .._validation import check_positive, check_positive_int
+from ._hardmargin import JITTER, check_gram, fit_hard_margin
+
+__all__ = ["MonteCarloResult", "monte_carlo_bootstrap", "seed_sequence", "draw_occupations"]
+
+SAMPLINGS = ("poisson", "multinomial")
+
+
+@dataclass
+class MonteCarloResult:
+    """Monte Carlo bootstrap samples of the SVM and the error estimate.
+
+    Attributes
+    ----------
+    occupations : ndarray of int, shape (n_samples, n)
+        How often each training point is in each sample.
+    coef : ndarray, shape (n_samples, n)
+        ``y * alpha`` of each sample's SVM (zero off the sample), so the field of
+        sample k at any input x is ``K(x, X) @ coef[k]``.
+    fields : ndarray, shape (n_samples, n)
+        Fields at the training inputs, ``coef @ K``.
+    fields_new : ndarray of shape (n_samples, n_new) or None
+        Fields at the new inputs, if ``K_new`` was given.
+    error, error_se : float
+        Bootstrapped test error (eq. boot-mc-error) and its delta-method standard error.
+    S_over_N : float
+    sampling : str
+    """
+
+    occupations: np.ndarray
+    coef: np.ndarray
+    fields: np.ndarray
+    fields_new: np.ndarray | None
+    error: float
+    error_se: float
+    S_over_N: float
+    sampling: str
+
+    @property
+    def out_of_sample(self):
+        """Boolean mask (n_samples, n): point i was not drawn in sample k."""
+        return self.occupations == 0
+
+    def point_errors(self, y):
+        """Per training point: the fraction of samples leaving it out that misclassify it."""
+        out = self.out_of_sample
+        wrong = out & (y[None, :] * self.fields < 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(out.sum(0) > 0, wrong.sum(0) / np.maximum(out.sum(0), 1), np.nan)
+
+
+def seed_sequence(random_state):
+    """A SeedSequence from an int, None (fresh entropy) or a numpy Generator."""
+    if isinstance(random_state, np.random.SeedSequence):
+        return random_state
+    if isinstance(random_state, np.random.Generator):
+        return np.random.SeedSequence(int(random_state.integers(0, 2**63)))
+    if random_state is None or (isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool)):
+        if random_state is not None and random_state < 0:
+            raise ValueError(f"random_state must be a non-negative integer, got {random_state}.")
+        return np.random.SeedSequence(random_state)
+    raise TypeError(f"random_state must be None, a non-negative int or a numpy Generator, got {random_state!r}.")
+
+
+def draw_occupations(rng, n, S_over_N, sampling="poisson"):
+    """Occupation numbers of one bootstrap sample (eq. boot-poisson or the multinomial bootstrap)."""
+    if sampling == "poisson":
+        return rng.poisson(S_over_N, size=n)
+    return rng.multinomial(int(round(S_over_N * n)), np.full(n, 1.0 / n))
+
+
+def _fit_chunk(K, y, seeds, S_over_N, sampling, jitter):
+    """Occupations and ``y * alpha`` for the samples with these child seeds."""
+    n = y.shape[0]
+    occ = np.empty((len(seeds), n), dtype=np.int32)
+    coef = np.zeros((len(seeds), n))
+    with blas_single_thread():
+        for k, seed in enumerate(seeds):
+            s = draw_occupations(np.random.default_rng(seed), n, S_over_N, sampling)
+            occ[k] = s
+            idx = np.flatnonzero(s)
+            if idx.size:  # an empty sample has f = 0 everywhere (the prior mean)
+                alpha = fit_hard_margin(K[np.ix_(idx, idx)], y[idx], jitter=jitter, check=False)
+                coef[k, idx] = y[idx] * alpha
+    return occ, coef
+
+
+def ratio_error(occupations, fields, y):
+    """Error over out-of-sample points pooled over samples, and its delta-method SE.
+
+    eps = sum_k E_k / sum_k n_k with E_k the errors and n_k the left-out points of
+    sample k. For i.i.d. samples, Var(eps) ~ Var(E - eps n) / (M mean(n)^2).
+    """
+    out = occupations == 0
+    E = (out & (y[None, :] * fields < 0)).sum(axis=1).astype(float)
+    n_out = out.sum(axis=1).astype(float)
+    if n_out.sum() == 0:
+        raise ValueError("No point was ever left out of a bootstrap sample; use a smaller S_over_N.")
+    eps = E.sum() / n_out.sum()
+    M = E.size
+    se = np.sqrt(np.sum((E - eps * n_out) ** 2) / (M * (M - 1))) / n_out.mean() if M > 1 else np.inf
+    return float(eps), float(se)
+
+
+def monte_carlo_bootstrap(K, y, S_over_N=1.0, n_samples=500, *, K_new=None, sampling="poisson",
+                          n_jobs=None, random_state=None, progress=False, jitter=JITTER, backend=None):
+    r"""Monte Carlo bootstrap of the hard-margin SVM without bias on a Gram matrix.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Gram matrix of the (distinct) training inputs.
+    y : ndarray of shape (n,)
+        Labels (two classes; mapped to -1/+1).
+    S_over_N : float
+        Mean sample size over N. Poisson sampling draws :math:`s_i \sim
+        \mathrm{Poisson}(S/N)` independently (eq. boot-poisson); multinomial
+        sampling draws exactly ``round(S)`` points with replacement.
+    n_samples : int
+        Number of bootstrap samples.
+    K_new : ndarray of shape (n_new, n), optional
+        Kernel between new inputs and the training inputs: their fields are returned too.
+    sampling : {'poisson', 'multinomial'}
+    n_jobs : int or None
+        Parallel workers through joblib (``None`` = 1). Results do not depend on it.
+    random_state : int, None, numpy Generator or SeedSequence
+    progress : bool
+        Show a ``tqdm`` progress bar.
+    jitter : float
+        Relative diagonal jitter of each sample's Gram matrix.
+    backend : str, optional
+        joblib backend (e.g. ``'loky'``, ``'threading'``, or ``'dask'`` inside
+        ``joblib.parallel_config``).
+
+    Returns
+    -------
+    MonteCarloResult
+    """
+    K, y = check_gram(K, y)
+    S_over_N = float(check_positive(S_over_N, "S_over_N"))
+    n_samples = check_positive_int(n_samples, "n_samples", minimum=2)
+    if sampling not in SAMPLINGS:
+        raise ValueError(f"sampling must be one of {SAMPLINGS}, got {sampling!r}.")
+    if K_new is not None:
+        K_new = np.asarray(K_new, dtype=float)
+        if K_new.ndim != 2 or K_new.shape[1] != y.size or not np.all(np.isfinite(K_new)):
+            raise ValueError(f"K_new must be a finite (n_new, {y.size}) kernel matrix K(X_new, X).")
+    children = seed_sequence(random_state).spawn(n_samples)
+    n_workers = 1 if n_jobs in (None, 1) else n_jobs
+    n_chunks = min(n_samples, 1 if n_workers == 1 and not progress else max(4 * abs(n_workers), 20))
+    bounds = np.linspace(0, n_samples, n_chunks + 1).astype(int)
+    chunks = [children[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    jobs = (delayed(_fit_chunk)(K, y, c, S_over_N, sampling, jitter) for c in chunks)
+    if n_workers == 1:
+        results = (job[0](*job[1], **job[2]) for job in jobs)
+    else:
+        results = Parallel(n_jobs=n_workers, backend=backend, return_as="generator")(jobs)
+    if progress:
+        from tqdm.auto import tqdm
+
+        results = tqdm(results, total=len(chunks), desc=f"bootstrap S/N={S_over_N:g}", unit="chunk")
+    parts = list(results)
+    occ = np.vstack([p[0] for p in parts])
+    coef = np.vstack([p[1] for p in parts])
+    with blas_single_thread():
+        fields = coef @ K
+        fields_new = coef @ K_new.T if K_new is not None else None
+    error, se = ratio_error(occ, fields, y)
+    return MonteCarloResult(occ, coef, fields, fields_new, error, se, S_over_N, sampling)
