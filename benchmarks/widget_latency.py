@@ -1,0 +1,72 @@
+#!/usr/bin/env python
+"""Median time per slider event for every widget in the book (Agg backend, one BLAS thread).
+
+    .venv/bin/python benchmarks/widget_latency.py [--repeats 3]
+
+Each module in svmlib/widgets/ lists ``LATENCY_CASES = [(factory, control, values), ...]``.
+For every case the Explorer is built once (precomputation is not an event), then
+the control is set to each value in turn, ``--repeats`` times; an event is the
+time from setting the value to the redrawn figure (compute + draw + canvas.draw).
+Target: <= 150 ms per event.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import statistics
+import sys
+import time
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+import svmlib.widgets  # noqa: E402
+
+TARGET_MS = 150.0
+
+
+def cases():
+    for info in pkgutil.iter_modules(svmlib.widgets.__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"svmlib.widgets.{info.name}")
+        for factory, control, values in getattr(module, "LATENCY_CASES", []):
+            yield info.name, factory, control, values
+
+
+def measure(factory, control, values, repeats):
+    explorer = factory()
+    times = []
+    for _ in range(repeats):
+        for value in values:
+            start = time.perf_counter()
+            explorer.controls[control].value = value
+            times.append(time.perf_counter() - start)
+    return 1000 * statistics.median(times), 1000 * max(times), len(times)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    rows = []
+    with threadpool_limits(1, "blas"):
+        for module, factory, control, values in cases():
+            median, worst, n = measure(factory, control, values, args.repeats)
+            rows.append((f"{module}.{factory.__name__}", control, median, worst, n))
+    print(f"{'widget':52s} {'control':14s} {'median ms':>10s} {'max ms':>8s} {'events':>7s}")
+    for name, control, median, worst, n in rows:
+        flag = "" if median <= TARGET_MS else "  > target"
+        print(f"{name:52s} {control:14s} {median:10.1f} {worst:8.1f} {n:7d}{flag}")
+    slow = [r for r in rows if r[2] > TARGET_MS]
+    print(f"{len(rows)} widget controls timed; {len(slow)} above the {TARGET_MS:.0f} ms target")
+    return 1 if slow else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
