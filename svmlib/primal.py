@@ -1,0 +1,513 @@
+r"""The linear soft-margin SVM in the primal, by subgradient descent.
+
+The primal problem of chapter "primal" (eq. primal-objective) is
+
+.. math::
+
+    J(w, b) = \tfrac12 \|w\|^2 + C \sum_{i=1}^n \max\{0,\, 1 - y_i (w \cdot x_i + b)\} .
+
+The hinge loss has a kink at margin ``y f(x) = 1``, so ``J`` has no gradient
+there; subgradient descent steps along minus *any* subgradient instead. This
+module writes that algorithm out in full because the algorithm is the lesson:
+
+* :func:`primal_objective` and :func:`hinge_subgradient` are the two formulas;
+* :class:`PrimalSVC` runs the descent: full batch or stochastic mini-batches;
+  step sizes ``'constant'``, ``'invsqrt'`` (``eta0 / sqrt(t)``) and
+  ``'pegasos'`` (``1 / (lambda t)``, Shalev-Shwartz et al. 2011) with the
+  optional projection onto the ball that holds the optimum; the bias either
+  separate and unregularised (the textbook SVM, the same problem as the dual)
+  or inside ``w`` as an extra constant feature (then it is regularised too);
+* :meth:`PrimalSVC.iter_fit` yields every iterate so a figure can draw the trace.
+
+Steps are taken on the per-sample objective (as in Pegasos)
+
+.. math:: F(w, b) = J(w, b) / (C n) = \tfrac{\lambda}{2} \|w\|^2 + \tfrac1n \sum_i
+          \max\{0, 1 - y_i f(x_i)\}, \qquad \lambda = \frac{1}{C n},
+
+which has the same minimiser as ``J`` but makes a step size mean the same for
+any ``C`` and ``n``. All reported objectives are ``J``.
+
+Subgradient descent is **not** a descent method: a step along minus a
+subgradient can increase ``J``. The estimator therefore keeps the best iterate
+seen (``coef_``, ``intercept_``, ``objective_``) and reports the last one
+separately.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import (
+    check_binary_labels,
+    check_C,
+    check_inputs,
+    check_positive,
+    check_positive_int,
+    check_random_state,
+)
+
+__all__ = ["primal_objective", "hinge_subgradient", "PrimalIterate", "PrimalSVC"]
+
+STEP_RULES = ("constant", "invsqrt", "pegasos")
+BIAS_MODES = ("separate", "augmented")
+_CERTIFICATE_EVERY = 10  # epochs between duality-gap checks (each costs a few objective evaluations)
+_MAX_FREE = 300  # largest on-margin set for which the dual guess is polished by least squares
+
+
+# ---------------------------------------------------------------------------
+# The two formulas
+# ---------------------------------------------------------------------------
+def _check_training_set(X, y):
+    """``X`` finite 2-D, ``y`` two classes mapped to -1/+1, one label per row.
+
+    Composed from check_inputs and check_binary_labels rather than
+    ``_validation.check_data``, which (at the time of writing) passes
+    ``input_name`` to ``check_X_y`` and so fails on this scikit-learn.
+    """
+    if y is None:
+        raise ValueError("y is required: give one class label per row of X.")
+    X = check_inputs(X)
+    y_pm, classes = check_binary_labels(y)
+    if y_pm.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"X has {X.shape[0]} rows but y has {y_pm.shape[0]} labels; give one label per row of X."
+        )
+    return X, y_pm, classes
+
+
+def _check_point(w, b, X, y, C):
+    """Validate ``(w, b, X, y, C)`` for the objective and its subgradient."""
+    X = check_inputs(X)
+    try:
+        w = np.asarray(w, dtype=float).reshape(-1)
+        y = np.asarray(y, dtype=float).reshape(-1)
+        b = float(b)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"w, b and y must be numbers or arrays of numbers: {err}") from None
+    if w.shape != (X.shape[1],):
+        raise ValueError(f"w must have one entry per feature ({X.shape[1]}), got {w.size}.")
+    if y.shape != (X.shape[0],):
+        raise ValueError(f"y must have one label per row of X ({X.shape[0]}), got {y.size}.")
+    if not np.all(np.isin(y, (-1.0, 1.0))):
+        raise ValueError("y must hold labels -1/+1 here; PrimalSVC maps any two labels for you.")
+    if not (np.all(np.isfinite(w)) and np.isfinite(b)):
+        raise ValueError("w and b must be finite.")
+    return w, b, X, y, check_C(C)
+
+
+def primal_objective(w, b, X, y, C, *, regularize_bias=False):
+    r"""The primal soft-margin objective (eq. primal-objective)
+
+    .. math:: J(w, b) = \tfrac12 \|w\|^2 + C \sum_i \max\{0, 1 - y_i (w \cdot x_i + b)\} .
+
+    Parameters
+    ----------
+    w : array of shape (n_features,)
+    b : float
+    X : array of shape (n_samples, n_features)
+    y : array of shape (n_samples,), labels in {-1, +1}
+    C : float > 0, may be ``inf`` (hard margin: ``J`` is ``inf`` unless every
+        margin ``y_i f(x_i)`` is at least 1, and then it is ``|w|^2 / 2``).
+    regularize_bias : bool, default=False
+        Add ``b^2 / 2`` (the bias treated as one more weight on a constant feature).
+
+    Returns
+    -------
+    float
+    """
+    w, b, X, y, C = _check_point(w, b, X, y, C)
+    hinge_sum = np.maximum(0.0, 1.0 - y * (X @ w + b)).sum()
+    regulariser = 0.5 * (w @ w + (b * b if regularize_bias else 0.0))
+    if np.isinf(C):  # 0 * inf would be NaN: no violation means no penalty
+        return regulariser if hinge_sum == 0 else np.inf
+    return float(regulariser + C * hinge_sum)
+
+
+def hinge_subgradient(w, b, X, y, C, *, regularize_bias=False):
+    r"""One subgradient ``(g_w, g_b)`` of :func:`primal_objective` at ``(w, b)``.
+
+    .. math::
+
+        g_w = w - C \sum_{i:\, y_i f(x_i) < 1} y_i x_i , \qquad
+        g_b = [b] - C \sum_{i:\, y_i f(x_i) < 1} y_i ,
+
+    (``[b]`` only with ``regularize_bias``). At a kink (margin exactly 1) any
+    multiple in [0, 1] of the point's term is a valid subgradient; this
+    function takes 0, i.e. points exactly on the margin count as satisfied.
+
+    Returns
+    -------
+    g_w : ndarray of shape (n_features,)
+    g_b : float
+    """
+    w, b, X, y, C = _check_point(w, b, X, y, C)
+    if np.isinf(C):
+        raise ValueError("The subgradient needs a finite C; give a large finite C for a hard margin.")
+    violated = y * (X @ w + b) < 1.0
+    g_w = w - C * (y[violated] @ X[violated])
+    g_b = (b if regularize_bias else 0.0) - C * y[violated].sum()
+    return g_w, float(g_b)
+
+
+# ---------------------------------------------------------------------------
+# The iterates
+# ---------------------------------------------------------------------------
+class PrimalIterate(NamedTuple):
+    """The state after ``epoch`` passes over the data (``epoch = 0``: the start, w = 0, b = 0)."""
+
+    epoch: int
+    step: int  # number of subgradient steps taken so far (= epoch for full batch)
+    coef: np.ndarray  # w, shape (n_features,)
+    intercept: float  # b
+    objective: float  # J(w, b) on the whole training set
+    dual_bound: float  # a lower bound on min J (see PrimalSVC, "Convergence"); -inf if not computed
+
+
+def _per_sample_subgradient(w, b, Xb, yb, lam, regularize_bias):
+    """Subgradient of F = J / (C n) estimated on the mini-batch ``(Xb, yb)``.
+
+    Unbiased: its mean over random batches is the full-batch subgradient of F,
+    i.e. :func:`hinge_subgradient` divided by ``C n``. Also returns the mask of
+    the batch's margin violators (they feed the dual certificate).
+    """
+    violated = yb * (Xb @ w + b) < 1.0
+    scale = 1.0 / yb.shape[0]
+    g_w = lam * w - scale * (yb[violated] @ Xb[violated])
+    g_b = (lam * b if regularize_bias else 0.0) - scale * yb[violated].sum()
+    return g_w, g_b, violated
+
+
+def _objective(w, b, X, y, C, regularize_bias):
+    """J(w, b) and the margins ``y_i f(x_i)``, without re-validating (the solver's inner loop)."""
+    margins = y * (X @ w + b)
+    hinge = np.maximum(0.0, 1.0 - margins)
+    return 0.5 * (w @ w + (b * b if regularize_bias else 0.0)) + C * hinge.sum(), margins
+
+
+def _dual_value(a, X, y, C, regularize_bias):
+    r"""Dual objective at multipliers ``a``, made feasible first.
+
+    Weak duality: for any ``a`` with ``0 <= a_i <= C`` (and ``sum_i a_i y_i = 0``
+    when the bias is separate), ``min J >= sum_i a_i - |sum_i a_i y_i x_i|^2 / 2``
+    (minus ``(sum_i a_i y_i)^2 / 2`` when the bias is augmented: its feature is 1).
+    ``a`` is clipped to the box and the equality constraint is met by shrinking
+    the multipliers of the class with the larger total (which stays in the box).
+    """
+    a = np.clip(a, 0.0, C)
+    if not regularize_bias:
+        pos, neg = a[y > 0].sum(), a[y < 0].sum()
+        if pos > neg:
+            a = np.where(y > 0, a * (neg / pos), a)
+        elif neg > pos:
+            a = np.where(y < 0, a * (pos / neg), a)
+    v = X.T @ (a * y)
+    value = a.sum() - 0.5 * (v @ v)
+    if regularize_bias:
+        value -= 0.5 * (a @ y) ** 2
+    return float(value)
+
+
+def _polished_multipliers(margins, X, y, C, regularize_bias, delta):
+    """Dual multipliers guessed from the margins of an iterate (complementary slackness).
+
+    Points with margin < 1 - delta get ``C``, points with margin > 1 + delta get
+    0, and the few on the margin solve the dual restricted to them (a small
+    equality-constrained least-squares problem). Near the optimum this is the
+    dual solution itself, so the bound becomes as tight as the primal iterate.
+    """
+    a = np.where(margins < 1.0 - delta, C, 0.0)
+    free = np.flatnonzero(np.abs(margins - 1.0) <= delta)
+    if free.size == 0 or free.size > _MAX_FREE:
+        return a
+    Xa = np.column_stack([X, np.ones(len(y))]) if regularize_bias else X
+    Z = Xa[free] * y[free, None]
+    v0 = Xa.T @ (a * y)
+    # maximise sum(a_F) - |v0 + Z^T a_F|^2 / 2 (s.t. y_F . a_F = -y . a when the bias is separate)
+    if regularize_bias:
+        lhs, rhs = Z @ Z.T, 1.0 - Z @ v0
+    else:
+        k = free.size
+        lhs = np.zeros((k + 1, k + 1))
+        lhs[:k, :k], lhs[:k, k], lhs[k, :k] = Z @ Z.T, y[free], y[free]
+        rhs = np.r_[1.0 - Z @ v0, -(a @ y)]
+    a[free] = np.linalg.lstsq(lhs, rhs, rcond=None)[0][: free.size]
+    return a
+
+
+def _dual_bound(alpha, margins, X, y, C, regularize_bias):
+    """Best weak-duality lower bound on ``min J`` from a few dual candidates.
+
+    Candidates: the multipliers accumulated along the run (converge like 1/t,
+    so on their own the bound is loose) and the multipliers read off the
+    current iterate's margins for a few thresholds. Every candidate is made
+    feasible, so the maximum is a valid lower bound whatever the guesses.
+    """
+    best = _dual_value(C * alpha, X, y, C, regularize_bias)
+    for delta in (1e-1, 1e-2, 1e-3):
+        guess = _polished_multipliers(margins, X, y, C, regularize_bias, delta)
+        best = max(best, _dual_value(guess, X, y, C, regularize_bias))
+    return best
+
+
+# ---------------------------------------------------------------------------
+# The estimator
+# ---------------------------------------------------------------------------
+class PrimalSVC(ClassifierMixin, BaseEstimator):
+    r"""Linear soft-margin SVM trained in the primal by subgradient descent.
+
+    Minimises :func:`primal_objective` ``J(w, b)`` (eq. primal-objective) with
+    the update ``(w, b) <- (w, b) - eta_t g_t`` where ``g_t`` is a subgradient
+    of the per-sample objective ``F = J / (C n)`` on the whole set (full batch)
+    or on a random mini-batch (stochastic).
+
+    Parameters
+    ----------
+    C : float > 0, default=1.0
+        Penalty on margin violations. Must be finite: subgradient descent has no
+        hard-margin mode. On separable data the soft-margin solution *is* the
+        hard-margin one as soon as ``C`` exceeds the largest Lagrange multiplier
+        of the hard-margin problem, so a large finite ``C`` gives it exactly.
+    step : {'pegasos', 'invsqrt', 'constant'}, default='pegasos'
+        Step size at step ``t = 1, 2, ...``: ``1 / (lambda t)`` with
+        ``lambda = 1 / (C n)`` (Pegasos; ``eta0`` is not used), ``eta0 / sqrt(t)``,
+        or ``eta0``. A constant step does not converge to the minimum: it ends
+        in a neighbourhood of size proportional to ``eta0``.
+    eta0 : float > 0, default=0.1
+        Initial step size for ``'constant'`` and ``'invsqrt'``. Must satisfy
+        ``eta0 * lambda < 2`` (else the shrinkage ``w <- (1 - eta lambda) w``
+        would blow up).
+    batch_size : int or None, default=None
+        ``None``: full batch, one step per epoch. An integer: stochastic
+        mini-batches of that size drawn without replacement from a fresh
+        shuffle each epoch (clipped to ``n``).
+    max_epochs : int, default=5000
+        Passes over the data.
+    bias : {'separate', 'augmented'}, default='separate'
+        ``'separate'``: ``b`` is its own unregularised parameter (the textbook
+        SVM; same solution as the dual). ``'augmented'``: ``x`` gets a constant
+        feature 1 and ``b`` is its weight, so ``b^2 / 2`` is regularised too
+        (the tutorial's ``w = [b, w_1, ..., w_D]``; a different problem).
+    projection : bool, default=True
+        After each step project ``w`` (and ``b`` when it is augmented) onto the
+        ball of radius ``1 / sqrt(lambda)``, which contains the optimum
+        (Pegasos' optional projection step). It never moves the iterate away
+        from the optimum and tames the large early Pegasos steps.
+    tol : float >= 0 or None, default=1e-4
+        Stop when the relative duality gap ``(J(best) - bound) / J(best)`` is at
+        most ``tol`` (see Convergence). ``None``: run exactly ``max_epochs``
+        epochs (``converged_`` is then False and no warning is given).
+    random_state : int, numpy RandomState or None
+        Seeds the mini-batch shuffles (full batch is deterministic).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+        The best ``w`` seen (lowest ``J``; not necessarily the last iterate).
+    intercept_ : ndarray of shape (1,)
+        The ``b`` of the best iterate.
+    objective_ : float
+        ``J`` at the best iterate.
+    best_epoch_ : int
+        Epoch of the best iterate.
+    last_coef_, last_intercept_ : the final iterate.
+    objective_history_ : ndarray of shape (n_iter_ + 1,)
+        ``J`` at the start and after each epoch (not monotone!).
+    dual_bound_ : float
+        The best lower bound on ``min J`` found; ``objective_ - dual_bound_``
+        bounds how far ``objective_`` is from the minimum.
+    duality_gap_ : float
+        ``(objective_ - dual_bound_) / objective_``, the relative gap.
+    n_iter_ : int
+        Epochs run.
+    n_steps_ : int
+        Subgradient steps taken (``n_iter_`` times the batches per epoch).
+    converged_ : bool
+        Whether ``duality_gap_ <= tol`` was reached within ``max_epochs``.
+    classes_ : ndarray of shape (2,)
+        Original labels; ``classes_[0]`` is the class -1, ``classes_[1]`` is +1.
+    n_features_in_ : int
+
+    Notes
+    -----
+    **Convergence.** A subgradient method has no gradient that vanishes at the
+    optimum, and a stalled objective proves nothing. The stopping rule is a
+    certificate instead: each step's margin violators are accumulated into
+    multipliers ``alpha_i`` with the same decay ``1 - eta_t lambda`` as ``w``
+    (for full-batch Pegasos ``alpha_i`` is just the fraction of steps in which
+    point ``i`` violated its margin, and then ``w = sum_i C alpha_i y_i x_i``
+    exactly). Made feasible for the dual, they give by weak duality a lower
+    bound on ``min J``; when the gap to the best objective is below ``tol``
+    the best iterate is provably within ``tol`` (relative) of the minimum.
+
+    Examples
+    --------
+    >>> from svmlib.datasets import make_blobs2d
+    >>> X, y = make_blobs2d(40, random_state=0)
+    >>> clf = PrimalSVC(C=1.0).fit(X, y)
+    >>> clf.score(X, y) > 0.8
+    True
+    """
+
+    def __init__(self, C=1.0, step="pegasos", eta0=0.1, batch_size=None, max_epochs=5000,
+                 bias="separate", projection=True, tol=1e-4, random_state=None):
+        self.C = C
+        self.step = step
+        self.eta0 = eta0
+        self.batch_size = batch_size
+        self.max_epochs = max_epochs
+        self.bias = bias
+        self.projection = projection
+        self.tol = tol
+        self.random_state = random_state
+
+    # -- parameters ----------------------------------------------------------
+    def _checked_params(self, n):
+        """Validate the hyperparameters for a training set of ``n`` samples."""
+        if isinstance(self.C, numbers.Real) and not isinstance(self.C, bool) and np.isinf(self.C):
+            raise ValueError(
+                "PrimalSVC needs a finite C: subgradient descent has no hard-margin mode. "
+                "On separable data a large finite C (above the largest multiplier) gives the "
+                "hard-margin solution; or use svmlib.dual.DualSVC(C=np.inf)."
+            )
+        C = check_C(self.C, allow_inf=False)
+        for name, value, options in (("step", self.step, STEP_RULES), ("bias", self.bias, BIAS_MODES)):
+            if not isinstance(value, str) or value not in options:
+                raise ValueError(f"{name} must be one of {options}, got {value!r}.")
+        lam = 1.0 / (C * n)
+        eta0 = check_positive(self.eta0, "eta0")
+        if self.step != "pegasos" and eta0 * lam >= 2.0:
+            raise ValueError(
+                f"eta0 * lambda = {eta0 * lam:.3g} >= 2 (lambda = 1/(C n) = {lam:.3g}): the "
+                f"iterates would diverge. Use eta0 < {2.0 / lam:.3g}, a larger C, or step='pegasos'."
+            )
+        batch = None if self.batch_size is None else min(check_positive_int(self.batch_size, "batch_size"), n)
+        max_epochs = check_positive_int(self.max_epochs, "max_epochs")
+        tol = None if self.tol is None else check_positive(self.tol, "tol", allow_zero=True)
+        if not isinstance(self.projection, (bool, np.bool_)):
+            raise TypeError(f"projection must be True or False, got {self.projection!r}.")
+        return C, lam, eta0, batch, max_epochs, tol
+
+    def _step_size(self, t, lam, eta0):
+        """eta_t for step ``t = 1, 2, ...``."""
+        if self.step == "pegasos":
+            return 1.0 / (lam * t)
+        if self.step == "invsqrt":
+            return eta0 / np.sqrt(t)
+        return eta0
+
+    def _prepare(self, X, y):
+        X, y_pm, classes = _check_training_set(X, y)
+        return X, y_pm, classes, self._checked_params(X.shape[0])
+
+    # -- the algorithm -------------------------------------------------------
+    def iter_fit(self, X, y):
+        """Validate, then return a generator of :class:`PrimalIterate` (one per epoch).
+
+        The generator runs ``max_epochs`` epochs and ignores ``tol``; :meth:`fit`
+        consumes it and applies the stopping rule. A figure can draw the trace::
+
+            trace = list(itertools.islice(PrimalSVC(step="constant").iter_fit(X, y), 100))
+
+        Labels may be any two classes; they are mapped to -1/+1 (the smaller -> -1).
+        """
+        X, y_pm, _, params = self._prepare(X, y)
+        return self._iterates(X, y_pm, *params[:5])
+
+    def _iterates(self, X, y, C, lam, eta0, batch, max_epochs):
+        n, d = X.shape
+        regularize_bias = self.bias == "augmented"
+        rng = check_random_state(self.random_state)
+        radius = 1.0 / np.sqrt(lam)  # |w*| <= 1/sqrt(lambda) (Pegasos, via strong duality)
+        step_batch = n if batch is None else batch
+        w, b, t = np.zeros(d), 0.0, 0
+        alpha = np.zeros(n)  # multipliers in units of C, for the dual certificate
+        with np.errstate(over="ignore", invalid="ignore"):
+            yield PrimalIterate(0, 0, w.copy(), b, _objective(w, b, X, y, C, regularize_bias)[0], 0.0)
+            for epoch in range(1, max_epochs + 1):
+                order = np.arange(n) if batch is None else rng.permutation(n)
+                for start in range(0, n, step_batch):
+                    idx = order[start:start + step_batch]
+                    t += 1
+                    eta = self._step_size(t, lam, eta0)
+                    g_w, g_b, violated = _per_sample_subgradient(w, b, X[idx], y[idx], lam, regularize_bias)
+                    w = w - eta * g_w
+                    b = b - eta * g_b
+                    # w = (1/(lambda n)) sum_i alpha_i y_i x_i is kept by the same update:
+                    alpha *= 1.0 - eta * lam
+                    alpha[idx[violated]] += eta * lam * n / idx.size
+                    if self.projection:
+                        norm = np.sqrt(w @ w + (b * b if regularize_bias else 0.0))
+                        if norm > radius:
+                            shrink = radius / norm
+                            w, alpha = w * shrink, alpha * shrink
+                            b = b * shrink if regularize_bias else b
+                objective, margins = _objective(w, b, X, y, C, regularize_bias)
+                if not np.isfinite(objective):
+                    raise ValueError(
+                        f"The objective overflowed at epoch {epoch}; the inputs are too large "
+                        "for double precision. Standardise X (sklearn.preprocessing.StandardScaler)."
+                    )
+                bound = -np.inf  # not computed at this epoch
+                if epoch % _CERTIFICATE_EVERY == 0 or epoch == max_epochs:
+                    bound = _dual_bound(alpha, margins, X, y, C, regularize_bias)
+                yield PrimalIterate(epoch, t, w.copy(), float(b), float(objective), bound)
+
+    def fit(self, X, y):
+        """Run subgradient descent; keep the best iterate. Returns ``self``."""
+        X, y_pm, classes, params = self._prepare(X, y)
+        max_epochs, tol = params[4:]
+        history, best, last, bound = [], None, None, 0.0  # J >= 0, so 0 is a valid bound
+        self.converged_ = False
+        for it in self._iterates(X, y_pm, *params[:5]):
+            last = it
+            history.append(it.objective)
+            bound = max(bound, it.dual_bound)
+            if best is None or it.objective < best.objective:
+                best = it
+            if tol is not None and best.objective - bound <= tol * best.objective:
+                self.converged_ = True
+                break
+        self.classes_ = classes
+        self.n_features_in_ = last.coef.shape[0]
+        self.coef_ = best.coef[None, :]
+        self.intercept_ = np.array([best.intercept])
+        self.objective_ = best.objective
+        self.best_epoch_ = best.epoch
+        self.last_coef_ = last.coef[None, :]
+        self.last_intercept_ = np.array([last.intercept])
+        self.objective_history_ = np.array(history)
+        self.dual_bound_ = bound
+        self.duality_gap_ = (best.objective - bound) / best.objective if best.objective > 0 else 0.0
+        self.n_iter_ = last.epoch
+        self.n_steps_ = last.step
+        if tol is not None and not self.converged_:
+            warnings.warn(
+                f"PrimalSVC did not converge in max_epochs={max_epochs} epochs: the relative "
+                f"duality gap is {self.duality_gap_:.2g} > tol={tol:g}. Increase max_epochs, "
+                "use step='pegasos' with full batches, or standardise X.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self
+
+    # -- prediction ----------------------------------------------------------
+    def decision_function(self, X):
+        """``f(x) = w . x + b`` for each row of ``X``."""
+        check_is_fitted(self, "coef_")
+        X = check_inputs(X)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but PrimalSVC was fitted with {self.n_features_in_}."
+            )
+        return X @ self.coef_[0] + self.intercept_[0]
+
+    def predict(self, X):
+        """Class labels: ``classes_[1]`` where ``f(x) > 0``, else ``classes_[0]``."""
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
