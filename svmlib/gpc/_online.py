@@ -1,0 +1,141 @@
+r"""The sequential single-sweep algorithm (online ADF; Csato et al. 2000, Csato & Opper 2002).
+
+After ``t`` examples the approximate posterior is a Gaussian process with
+(eq. gpc-online-process)
+
+    <f>(x) = sum_i alpha_i K(x, x_i),   K_t(x, x') = K(x, x') + sum_ij K(x, x_i) C_ij K(x_j, x').
+
+A new example ``(x, y)`` multiplies in ``Theta(y a)``; projecting back to a
+Gaussian (matching mean and variance) gives the rank-one update
+(eq. gpc-online-update)::
+
+    k = K(x, x_i)_i;  mean = k^T alpha;  s2 = K(x, x) + k^T C k;  z = y mean / sqrt(s2)
+    q = y D(z) / sqrt(s2);  r = D'(z) / s2;  s = (C k ; 1)
+    alpha <- (alpha ; 0) + q s;   C <- (C 0 ; 0 0) + r s s^T
+
+No matrix is inverted and nothing is optimised. ``ln Z_ADF = sum_t ln Phi(z_t)``
+(pre-update ``z_t``) approximates the evidence. Reusing an example already in
+the basis uses ``s = C k + e_i`` (no new row): a heuristic (the examples are no
+longer independent) that lowers training error and makes the mean over-confident.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validation import check_positive_int
+from ._likelihood import D, dD, log_Phi
+
+__all__ = ["OnlineState", "online_sweep"]
+
+
+@dataclass
+class OnlineState:
+    """State of the online algorithm.
+
+    Attributes
+    ----------
+    basis : ndarray (t,)       training indices in order of first presentation
+    alpha : ndarray (t,)       mean coefficients (signed: ``<f>(x) = sum alpha_i K(x, x_basis_i)``)
+    C : ndarray (t, t)         covariance correction
+    log_evidence : float       ``ln Z_ADF`` of the first sweep (each example counted once)
+    n_presented : int          examples presented, counting reuse
+    train_errors, test_errors : list of int
+        Errors after each presentation (only if ``track=True`` was asked for).
+    """
+
+    basis: np.ndarray
+    alpha: np.ndarray
+    C: np.ndarray
+    log_evidence: float
+    n_presented: int
+    train_errors: list = field(default_factory=list)
+    test_errors: list = field(default_factory=list)
+    z: list = field(default_factory=list)
+    snapshots: dict = field(default_factory=dict)
+
+
+def online_sweep(K_train, y, *, n_sweeps=1, order=None, K_eval=None, y_eval=None, K_test=None,
+                 y_test=None, track=False, snapshots=None):
+    """Run the online algorithm over the training set ``n_sweeps`` times.
+
+    Parameters
+    ----------
+    K_train : ndarray (n, n)
+        Training kernel (probit noise on the diagonal).
+    y : ndarray (n,)  labels -1/+1
+    n_sweeps : int
+        1 is the algorithm; more sweeps reuse the data (heuristic).
+    order : ndarray (n,), optional
+        Presentation order in each sweep (default 0..n-1).
+    K_eval : ndarray (n, n), optional
+        Noise-free ``K(X, X)`` for counting training errors (default ``K_train``).
+    K_test, y_test : optional
+        ``K(X_test, X)`` and test labels for counting test errors.
+    track : bool
+        Count training (and test) errors after every presentation (a prediction of
+        exactly 0, e.g. before any example, counts as an error).
+    snapshots : iterable of int, optional
+        Presentation counts at which to store ``(basis, alpha)`` copies in ``state.snapshots``.
+
+    Returns
+    -------
+    OnlineState
+    """
+    K_train = np.asarray(K_train, dtype=float)
+    y = np.asarray(y, dtype=float)
+    n = K_train.shape[0]
+    if K_train.shape != (n, n) or y.shape != (n,):
+        raise ValueError(f"K_train must be (n, n) and y (n,); got {K_train.shape} and {y.shape}.")
+    if not np.all(np.abs(y) == 1):
+        raise ValueError("y must hold labels -1/+1.")
+    n_sweeps = check_positive_int(n_sweeps, "n_sweeps")
+    order = np.arange(n) if order is None else np.asarray(order)
+    K_eval = K_train if K_eval is None else np.asarray(K_eval, dtype=float)
+    want = set() if snapshots is None else set(int(s) for s in snapshots)
+
+    alpha = np.zeros(n)
+    C = np.zeros((n, n))
+    basis = np.empty(n, dtype=int)
+    position = -np.ones(n, dtype=int)  # position of a training index in the basis
+    t = 0
+    log_Z = 0.0
+    state = OnlineState(basis, alpha, C, 0.0, 0)
+    if 0 in want:
+        state.snapshots[0] = (basis[:0].copy(), alpha[:0].copy())
+    for sweep in range(n_sweeps):
+        for i in order:
+            new = position[i] < 0
+            k = K_train[i, basis[:t]]
+            Ck = C[:t, :t] @ k
+            mean = k @ alpha[:t]
+            s2 = K_train[i, i] + k @ Ck
+            z = y[i] * mean / np.sqrt(s2)
+            Dz = D(z)
+            q = y[i] * Dz / np.sqrt(s2)
+            r = dD(z, Dz) / s2
+            if new:
+                s = np.r_[Ck, 1.0]
+                basis[t], position[i] = i, t
+                t += 1
+                log_Z += float(log_Phi(z))
+            else:
+                s = Ck
+                s[position[i]] += 1.0
+            alpha[:t] += q * s
+            C[:t, :t] += r * np.outer(s, s)
+            state.z.append(float(z))
+            state.n_presented += 1
+            if track:
+                f_train = K_eval[:, basis[:t]] @ alpha[:t]
+                state.train_errors.append(int(np.sum(np.sign(f_train) != y)))
+                if K_test is not None:
+                    f_test = K_test[:, basis[:t]] @ alpha[:t]
+                    state.test_errors.append(int(np.sum(np.sign(f_test) != y_test)))
+            if state.n_presented in want:
+                state.snapshots[state.n_presented] = (basis[:t].copy(), alpha[:t].copy())
+    state.basis, state.alpha, state.C = basis[:t].copy(), alpha[:t].copy(), C[:t, :t].copy()
+    state.log_evidence = log_Z
+    return state
