@@ -1,0 +1,553 @@
+r"""Evidence for the SVM's hyperparameters (chapter 6), after :cite:`sollich2002bayesian`.
+
+The evidence of the normalised model of :mod:`svmlib.probabilistic` is
+
+.. math:: Q(D) = \frac{Q_\text{naive}(D)}{\langle N(\theta)^n \rangle_\text{GP}}
+          \prod_i Q(x_i), \qquad
+          Q_\text{naive}(D) = \int d\theta\, N(\theta \mid 0, K) \prod_i \kappa(C) e^{-C l(y_i \theta_i)}
+
+(eq. ev-full). This module gives
+
+* :func:`laplace_log_naive_evidence` -- the Laplace-type estimate with :math:`\det(I + L_m K_m)`
+  (eq. ev-laplace);
+* :func:`exact_log_naive_evidence` -- the exact value for ``n <= 3`` (closed form for
+  ``n = 1``, numerical integration with the last coordinate done analytically for 2 and 3);
+* :func:`log_normaliser_mc` and :func:`log_normaliser_ais` -- :math:`\ln\langle N^n\rangle`
+  by plain Monte Carlo and by annealed importance sampling :cite:`neal2001annealed`, both with an
+  effective sample size and a :class:`LowESSWarning` when it is poor;
+* :func:`evidence_curve` -- naive and full evidence along :math:`C` at fixed :math:`C K_0`,
+  where the SVM is solved once.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import integrate, linalg
+from scipy.special import log_ndtr, logsumexp
+
+from ._threads import blas_single_thread
+from ._validation import check_C, check_positive, check_positive_int, check_random_state
+from .kernels import make_kernel
+from .probabilistic import (
+    GridPrior,
+    _ess_step,
+    _log_N,
+    _log_kappa,
+    hinge,
+    log_N,
+    solve_no_bias_dual,
+)
+
+__all__ = [
+    "LowESSWarning",
+    "laplace_log_naive_evidence",
+    "log_naive_evidence",
+    "exact_log_naive_evidence",
+    "NormaliserEstimate",
+    "NormaliserCurve",
+    "normaliser_curve",
+    "log_normaliser_mc",
+    "log_normaliser_ais",
+    "EvidenceCurve",
+    "evidence_curve",
+]
+
+
+class LowESSWarning(UserWarning):
+    """A Monte Carlo estimate rests on too few effective samples to be trusted."""
+
+
+def _check_labels(y):
+    y = np.asarray(y, dtype=float).ravel()
+    if y.size == 0 or not np.all(np.isin(y, (-1.0, 1.0))):
+        raise ValueError("y must be a non-empty vector of labels -1/+1 (see svmlib._validation.check_binary_labels).")
+    return y
+
+
+def _check_gram(K, n):
+    K = np.asarray(K, dtype=float)
+    if K.shape != (n, n) or not np.all(np.isfinite(K)):
+        raise ValueError(f"K must be the finite ({n}, {n}) kernel matrix of the {n} training inputs; got shape {K.shape}.")
+    return K
+
+
+# --------------------------------------------------------------------------
+# Naive evidence: Laplace-type estimate and exact reference
+# --------------------------------------------------------------------------
+
+def laplace_log_naive_evidence(K, y, alpha, C):
+    r"""Laplace-type estimate of :math:`\ln Q_\text{naive}(D)` (eq. ev-laplace).
+
+    .. math:: \ln Q_\text{naive} \approx -\tfrac12 \sum_i y_i \alpha_i \theta^*_i
+              - C \sum_i l(y_i \theta^*_i) + n \ln \kappa(C) - \tfrac12 \ln\det(I + L_m K_m),
+
+    :math:`L_m = \operatorname{diag}(2\pi [\alpha_i (C - \alpha_i)/C]^2)` over the marginal inputs
+    (:math:`0 < \alpha_i < C`). Inputs at a bound have :math:`L_i = 0` and drop out of the
+    determinant by themselves, so no threshold decides who is marginal and the estimate is
+    continuous in the hyperparameters. The ``I +`` is essential: without it the determinant
+    diverges as any :math:`\alpha_i \to 0` or :math:`C`, or when marginal inputs are close.
+
+    Parameters
+    ----------
+    K : (n, n) kernel matrix (bias variance included), y : labels in {-1, +1},
+    alpha : the MAP dual coefficients (from :func:`svmlib.probabilistic.solve_no_bias_dual`), C : float
+    """
+    y = _check_labels(y)
+    n = y.size
+    K = _check_gram(K, n)
+    C = check_C(C, allow_inf=False)
+    alpha = np.asarray(alpha, dtype=float)
+    if alpha.shape != (n,) or np.any(alpha < -1e-12 * C) or np.any(alpha > C * (1 + 1e-12)):
+        raise ValueError(f"alpha must hold {n} dual coefficients in [0, C]; solve the dual first.")
+    alpha = np.clip(alpha, 0.0, C)
+    theta = K @ (alpha * y)
+    lam = 2.0 * np.pi * (alpha * (C - alpha) / C) ** 2
+    m = lam > 0
+    logdet = 0.0
+    if m.any():
+        r = np.sqrt(lam[m])
+        with blas_single_thread():
+            # symmetric form I + L^1/2 K L^1/2 has the same determinant and is positive definite
+            chol = linalg.cholesky(np.eye(m.sum()) + r[:, None] * K[np.ix_(m, m)] * r[None, :], lower=True)
+        logdet = 2.0 * np.sum(np.log(np.diag(chol)))
+    return float(-0.5 * np.sum(y * alpha * theta) - C * np.sum(hinge(y * theta)) + n * _log_kappa(C) - 0.5 * logdet)
+
+
+def log_naive_evidence(K, y, C):
+    """Solve the no-bias dual for ``(K, y, C)`` and return the Laplace estimate of ln Q_naive."""
+    y = _check_labels(y)
+    K = _check_gram(K, y.size)
+    sol = solve_no_bias_dual(K, y, C)
+    return laplace_log_naive_evidence(K, y, sol.alpha, C)
+
+
+def _log_inner(mu, s2, C):
+    r""":math:`\ln \int dt\, N(t \mid \mu, s^2)\, \kappa e^{-C l(t)}` in closed form (vectorised in mu)."""
+    s = np.sqrt(s2)
+    above = log_ndtr((mu - 1.0) / s)                       # P(t > 1): no loss
+    below = -C * (1.0 - mu) + 0.5 * C**2 * s2 + log_ndtr((1.0 - mu - C * s2) / s)
+    return _log_kappa(C) + np.logaddexp(above, below)
+
+
+def exact_log_naive_evidence(K, y, C, *, epsrel=1e-7):
+    r"""Exact :math:`\ln Q_\text{naive}(D)` for ``n <= 3`` inputs (the tests' and the chapter's reference).
+
+    ``n = 1``: :math:`Q = \kappa[\Phi(-1/\sqrt{K}) + e^{-C + C^2 K/2}\Phi((1 - CK)/\sqrt{K})]`
+    (eq. ev-n1). For ``n = 2, 3`` the last latent value is Gaussian given the others and is
+    integrated in the same closed form; the remaining one or two are integrated numerically
+    (``scipy.integrate.quad``/``nquad``) with break points at the hinges :math:`\theta_i = y_i`,
+    over :math:`\pm 12` prior standard deviations (the tails beyond are below 1e-30).
+    """
+    y = _check_labels(y)
+    n = y.size
+    if n > 3:
+        raise ValueError(f"exact_log_naive_evidence integrates numerically only up to n = 3 inputs (got {n}); "
+                         "use laplace_log_naive_evidence, or check with a subset.")
+    K = _check_gram(K, n)
+    C = check_C(C, allow_inf=False)
+    if n == 1:
+        return float(_log_inner(0.0, K[0, 0], C))
+    a, last = slice(0, n - 1), n - 1
+    Kaa = K[a, a]
+    w = linalg.solve(Kaa, K[a, last], assume_a="pos")        # E[theta_n | theta_a] = w . theta_a
+    s2 = K[last, last] - K[last, a] @ w
+    if s2 <= 1e-12 * K[last, last]:
+        raise ValueError("K is (numerically) singular: the last input duplicates the others.")
+    chol = linalg.cholesky(Kaa, lower=True)
+    log_norm_a = -0.5 * (n - 1) * np.log(2 * np.pi) - np.sum(np.log(np.diag(chol)))
+    # the (n-1) x (n-1) prior precision, for cheap scalar evaluations inside nquad
+    P = linalg.cho_solve((chol, True), np.eye(n - 1))
+    ref = log_naive_evidence(K, y, C)   # rescale the integrand so that its integral is O(1)
+    lk = float(_log_kappa(C))
+    ya, yl = y[a], float(y[last])
+    sd_last = float(np.sqrt(s2))
+
+    def f(*theta_a):
+        t = np.array(theta_a)
+        log_prior = log_norm_a - 0.5 * (t @ P @ t)
+        log_lik = (n - 1) * lk - C * np.sum(np.maximum(0.0, 1.0 - ya * t))
+        mu = yl * (w @ t)
+        inner = np.logaddexp(log_ndtr((mu - 1.0) / sd_last),
+                             -C * (1.0 - mu) + 0.5 * C * C * s2 + log_ndtr((1.0 - mu - C * s2) / sd_last))
+        return np.exp(log_prior + log_lik + lk + inner - ref)
+
+    sd = np.sqrt(np.diag(Kaa))
+    ranges = [(-12 * s, 12 * s) for s in sd]
+    opts = [{"points": [y[i]] if abs(y[i]) < 12 * sd[i] else None, "epsrel": epsrel, "epsabs": 0.0, "limit": 200}
+            for i in range(n - 1)]
+    val, _ = integrate.nquad(f, ranges, opts=opts)
+    if not val > 0:
+        raise ValueError("The numerical integral vanished; C or K are too extreme for the reference integration.")
+    return float(np.log(val) + ref)
+
+
+# --------------------------------------------------------------------------
+# The normaliser <N^n>
+# --------------------------------------------------------------------------
+
+@dataclass
+class NormaliserEstimate:
+    r"""An estimate of :math:`\ln\langle N(\theta)^n\rangle_\text{GP}` (eq. ev-normaliser).
+
+    Attributes
+    ----------
+    log_value : float
+    std_error : float
+        Delta-method standard error of ``log_value``: :math:`\sqrt{(S/\text{ESS} - 1)/S}`. It is
+        itself a Monte Carlo estimate and is optimistic when rare draws were never seen.
+    ess : float
+        Effective sample size :math:`(\sum w)^2 / \sum w^2` of the importance weights.
+    n_samples : int
+    method : str
+    """
+
+    log_value: float
+    std_error: float
+    ess: float
+    n_samples: int
+    method: str
+
+
+def _summarise(log_w, method, min_ess, stacklevel=3):
+    S = log_w.size
+    lse = logsumexp(log_w)
+    ess = float(np.exp(2 * lse - logsumexp(2 * log_w)))
+    se = float(np.sqrt(max(S / ess - 1.0, 0.0) / S))
+    if ess < min_ess:
+        warnings.warn(
+            f"{method}: effective sample size {ess:.1f} of {S} is below {min_ess:g}; the estimate of "
+            "ln<N^n> is dominated by a few draws and probably too LOW (rare draws were missed). "
+            "Use log_normaliser_ais, more samples, or a smaller C K0 / n.",
+            LowESSWarning, stacklevel=stacklevel)
+    return NormaliserEstimate(float(lse - np.log(S)), se, ess, S, method)
+
+
+def log_normaliser_mc(prior, n, C, *, n_draws=2000, scale=1.0, random_state=None, min_ess=None):
+    r"""Plain Monte Carlo :math:`\ln\langle N^n\rangle` from GP prior draws on ``prior``'s points.
+
+    With a grid and uniform weights this is the data-independent normaliser for uniform
+    :math:`Q(x)`; with the training inputs it is the seed's empirical proxy. Warns
+    (:class:`LowESSWarning`) when the effective sample size is below ``min_ess``
+    (default: ``max(50, n_draws / 100)``).
+    """
+    if not isinstance(prior, GridPrior):
+        raise TypeError("prior must be a svmlib.probabilistic.GridPrior on a grid or on the training inputs.")
+    n = check_positive_int(n, "n")
+    C = check_C(C, allow_inf=False)
+    n_draws = check_positive_int(n_draws, "n_draws")
+    theta = prior.sample(n_draws, check_random_state(random_state), scale)
+    log_w = n * log_N(theta, C, prior.weights)
+    return _summarise(log_w, "plain Monte Carlo", max(50.0, n_draws / 100) if min_ess is None else min_ess)
+
+
+def _ais_log_weights(prior, n, C_values, scales, n_chains, betas, rng):
+    """AIS log weights, shape ``(len(C_values), n_chains)``, for several (C, scale) pairs at once.
+
+    All pairs share the same white noise (common random numbers: a smooth curve in C) and are
+    advanced together, so one vectorised elliptical slice step serves every C.
+    """
+    m, G, L, w = len(C_values), prior.n_points, prior.L, prior.weights
+    root = np.repeat(np.sqrt(scales), n_chains)[:, None]          # (m S, 1)
+    C_rows = np.repeat(np.asarray(C_values, dtype=float), n_chains)[:, None]
+
+    def unit_draws():
+        return np.tile(rng.standard_normal((n_chains, G)) @ L.T, (m, 1))
+
+    with blas_single_thread():  # entered once: threadpoolctl costs ~10 ms per entry
+        theta = root * unit_draws()
+        lN = _log_N(theta, C_rows, w)
+        log_w = np.zeros(theta.shape[0])
+        for k in range(1, betas.size):
+            log_w += (betas[k] - betas[k - 1]) * n * lN
+            beta = betas[k]
+
+            def target(t, rows, b=beta):
+                return b * n * _log_N(t, C_rows[rows], w)
+
+            theta, lN = _ess_step_rows(theta, lN, root * unit_draws(), target, beta * n, rng)
+    return log_w.reshape(m, n_chains)
+
+
+def _ess_step_rows(theta, lN, prior_draw, target, factor, rng):
+    """Elliptical slice step where the target also needs the row indices (one C per row)."""
+    S = theta.shape[0]
+    log_y = factor * lN + np.log(rng.uniform(size=S))
+    phi = rng.uniform(0.0, 2.0 * np.pi, size=S)
+    lo, hi = phi - 2.0 * np.pi, phi.copy()
+    new_theta, new_lN = theta.copy(), lN.copy()
+    todo = np.arange(S)
+    for _ in range(200):
+        prop = theta[todo] * np.cos(phi[todo, None]) + prior_draw[todo] * np.sin(phi[todo, None])
+        ll = target(prop, todo)
+        ok = ll > log_y[todo]
+        new_theta[todo[ok]] = prop[ok]
+        new_lN[todo[ok]] = ll[ok] / factor
+        rej = todo[~ok]
+        if rej.size == 0:
+            break
+        neg = phi[rej] < 0
+        lo[rej[neg]] = phi[rej[neg]]
+        hi[rej[~neg]] = phi[rej[~neg]]
+        phi[rej] = rng.uniform(lo[rej], hi[rej])
+        todo = rej
+    return new_theta, new_lN
+
+
+def _ais_schedule(n_temps, power=4.0):
+    # beta = (k/T)^4: most temperatures near beta = 0, where N^(beta n) changes fastest
+    return np.linspace(0.0, 1.0, n_temps + 1) ** power
+
+
+def log_normaliser_ais(prior, n, C, *, n_chains=100, n_temps=50, scale=1.0, random_state=None,
+                       min_ess=None):
+    r"""Annealed importance sampling :cite:`neal2001annealed` of :math:`\ln\langle N^n\rangle`.
+
+    Chains start from GP prior draws and move through :math:`Q(\theta) N(\theta)^{\beta n}`,
+    :math:`\beta = (k/T)^4`, by one elliptical slice step per temperature; the importance weight
+    accumulates :math:`(\beta_k - \beta_{k-1})\, n \ln N(\theta)`. This is the "Monte Carlo
+    chaining" of Sollich (2002): it finds the rare draws with large :math:`N` that dominate
+    :math:`\langle N^n\rangle` at large ``C`` or ``n`` and that plain Monte Carlo misses.
+    Warns (:class:`LowESSWarning`) when the weights' ESS is below ``min_ess`` (default ``n_chains / 10``).
+    """
+    if not isinstance(prior, GridPrior):
+        raise TypeError("prior must be a svmlib.probabilistic.GridPrior.")
+    n = check_positive_int(n, "n")
+    C = check_C(C, allow_inf=False)
+    n_chains = check_positive_int(n_chains, "n_chains")
+    n_temps = check_positive_int(n_temps, "n_temps")
+    scale = check_positive(scale, "scale")
+    rng = check_random_state(random_state)
+    log_w = _ais_log_weights(prior, n, [C], [scale], n_chains, _ais_schedule(n_temps), rng)[0]
+    return _summarise(log_w, "annealed importance sampling", n_chains / 10 if min_ess is None else min_ess)
+
+
+def _systematic_resample(log_w, rng):
+    w = np.exp(log_w - logsumexp(log_w))
+    S = w.size
+    positions = (rng.uniform() + np.arange(S)) / S
+    return np.minimum(np.searchsorted(np.cumsum(w), positions), S - 1)
+
+
+def _smc_along_path(prior, n, C_path, scale_path, n_chains, n_beta, n_moves, rng):
+    """One sequential Monte Carlo run: anneal beta at the first path point, then follow the path.
+
+    Works in unit-amplitude coordinates f (theta = sqrt(scale) f), so moving along the path only
+    changes the likelihood factor N(sqrt(scale) f)^n; resamples when the ESS drops below half.
+    Returns ln<N^n> at every path point.
+    """
+    L, w, G = prior.L, prior.weights, prior.n_points
+    S = n_chains
+
+    def lN(f, C, s):
+        return _log_N(np.sqrt(s) * f, C, w)
+
+    def move(f, cur, C, s, factor):
+        for _ in range(n_moves):
+            draw = rng.standard_normal((S, G)) @ L.T
+            f, ll, _ = _ess_step(f, factor * cur, draw, lambda t: factor * lN(t, C, s), rng)
+            cur = ll / factor
+        return f, cur
+
+    f = rng.standard_normal((S, G)) @ L.T
+    cur = lN(f, C_path[0], scale_path[0])
+    log_w, log_z = np.zeros(S), 0.0
+
+    def reweight(log_w, log_z, f, cur):
+        if np.exp(2 * logsumexp(log_w) - logsumexp(2 * log_w)) < S / 2:
+            log_z += logsumexp(log_w) - np.log(S)
+            idx = _systematic_resample(log_w, rng)
+            return np.zeros(S), log_z, f[idx], cur[idx]
+        return log_w, log_z, f, cur
+
+    betas = _ais_schedule(n_beta)
+    for k in range(1, betas.size):
+        log_w = log_w + (betas[k] - betas[k - 1]) * n * cur
+        log_w, log_z, f, cur = reweight(log_w, log_z, f, cur)
+        f, cur = move(f, cur, C_path[0], scale_path[0], betas[k] * n)
+    out = np.empty(len(C_path))
+    out[0] = log_z + logsumexp(log_w) - np.log(S)
+    for j in range(1, len(C_path)):
+        new = lN(f, C_path[j], scale_path[j])
+        log_w = log_w + n * (new - cur)
+        cur = new
+        out[j] = log_z + logsumexp(log_w) - np.log(S)
+        log_w, log_z, f, cur = reweight(log_w, log_z, f, cur)
+        f, cur = move(f, cur, C_path[j], scale_path[j], n)
+    return out
+
+
+@dataclass
+class NormaliserCurve:
+    r""":math:`\ln\langle N^n\rangle` along ``C`` at fixed :math:`C K_0` (data independent).
+
+    Attributes
+    ----------
+    C, log_value, std_error : ndarray
+        Estimates and their standard errors, from the spread of ``n_replicas`` independent
+        sequential Monte Carlo runs.
+    n : int, CK0 : float
+    """
+
+    C: np.ndarray
+    log_value: np.ndarray
+    std_error: np.ndarray
+    n: int
+    CK0: float
+
+
+def normaliser_curve(kernel, grid, n, C_values, *, CK0, n_chains=50, n_beta=30, n_between=8, n_moves=1,
+                     n_replicas=4, random_state=0, max_se=0.3):
+    r""":math:`\ln\langle N^n\rangle` for every C of ``C_values`` at fixed :math:`C K_0` by chained sampling.
+
+    The "Monte Carlo chaining" of Sollich (2002) as a sequential Monte Carlo sampler
+    (annealed importance sampling with resampling, :cite:`neal2001annealed`): particles start at the
+    GP prior, are annealed in :math:`\beta` at the smallest C (where :math:`N \approx 1` and this is
+    easy), then follow C upwards through ``n_between`` intermediate values per step, each
+    reweighted by the change of :math:`N^n` and moved by elliptical slice sampling. One run gives
+    the whole curve; ``n_replicas`` independent runs give the error bar, and a
+    :class:`LowESSWarning` fires where it exceeds ``max_se`` nats.
+
+    ``kernel``'s Gram matrix on ``grid`` is rescaled as a whole to amplitude :math:`K_0 = C K_0 / C`.
+    """
+    kern = make_kernel(kernel)
+    n = check_positive_int(n, "n")
+    CK0 = check_positive(CK0, "CK0")
+    C_values = _check_C_values(C_values)
+    n_between = check_positive_int(n_between, "n_between")
+    n_replicas = check_positive_int(n_replicas, "n_replicas", minimum=2)
+    prior = grid if isinstance(grid, GridPrior) else GridPrior(kern, grid)
+    base_K0 = float(prior.kernel.K0)
+    # fine path: n_between geometric steps between consecutive requested C values
+    logC = np.log(C_values)
+    path = np.exp(np.concatenate([np.linspace(a, b, n_between, endpoint=False) for a, b in zip(logC[:-1], logC[1:])]
+                                 + [logC[-1:]]))
+    keep = np.r_[np.arange(0, n_between * (C_values.size - 1), n_between), path.size - 1]
+    scales = CK0 / path / base_K0
+    rng = check_random_state(random_state)
+    with blas_single_thread():  # entered once: threadpoolctl costs ~10 ms per entry
+        runs = np.array([_smc_along_path(prior, n, path, scales, n_chains, n_beta, n_moves, rng)[keep]
+                         for _ in range(n_replicas)])
+    # combine replicas as an average of unbiased estimates of <N^n> (not of its log)
+    log_value = logsumexp(runs, axis=0) - np.log(n_replicas)
+    se = runs.std(axis=0, ddof=1) / np.sqrt(n_replicas)
+    bad = se > max_se
+    if bad.any():
+        warnings.warn(f"normaliser_curve: replica spread above {max_se} nats at C = "
+                      f"{np.array2string(C_values[bad], precision=3)}; use more chains or steps.",
+                      LowESSWarning, stacklevel=2)
+    return NormaliserCurve(C_values, log_value, se, n, CK0)
+
+
+def _check_C_values(C_values):
+    C_values = np.asarray(C_values, dtype=float)
+    if C_values.ndim != 1 or C_values.size == 0 or not np.all(np.isfinite(C_values)) or np.any(C_values <= 0):
+        raise ValueError("C_values must be a non-empty 1-D array of positive, finite numbers.")
+    if np.any(np.diff(C_values) <= 0):
+        raise ValueError("C_values must be strictly increasing (the normaliser is chained along C).")
+    return C_values
+
+
+# --------------------------------------------------------------------------
+# Evidence along C at fixed C K0
+# --------------------------------------------------------------------------
+
+@dataclass
+class EvidenceCurve:
+    r"""Naive and full log evidence along ``C`` with :math:`C K_0` fixed.
+
+    Attributes
+    ----------
+    C, K0 : ndarray
+    log_naive : ndarray, Laplace estimate of :math:`\ln Q_\text{naive}`
+    log_normaliser, normaliser_se, normaliser_ess : ndarray, :math:`\ln\langle N^n\rangle` and its quality
+    log_evidence : ndarray, ``log_naive - log_normaliser`` (up to :math:`\sum\ln Q(x_i)`)
+    theta_train : the SVM's :math:`\theta^*` at the training inputs (the same for every C)
+    alpha_over_C : :math:`\alpha / C`, also the same for every C
+    """
+
+    C: np.ndarray
+    K0: np.ndarray
+    log_naive: np.ndarray
+    log_normaliser: np.ndarray
+    normaliser_se: np.ndarray
+    normaliser_ess: np.ndarray
+    log_evidence: np.ndarray
+    theta_train: np.ndarray
+    alpha_over_C: np.ndarray
+
+    @property
+    def C_best(self):
+        """The C of the full-evidence maximum."""
+        return float(self.C[np.argmax(self.log_evidence)])
+
+    @property
+    def C_best_naive(self):
+        """The C of the naive-evidence maximum."""
+        return float(self.C[np.argmax(self.log_naive)])
+
+
+def evidence_curve(X, y, kernel, C_values, *, CK0, grid=None, normaliser="chain", n_draws=2000,
+                   random_state=0, **chain_options):
+    r"""Naive and full evidence along ``C_values`` at fixed :math:`C K_0` (eq. ev-full).
+
+    The kernel's Gram matrix is rescaled as a whole, :math:`K(C) = (C K_0 / C)\,
+    K_\text{kernel} / K_{0,\text{kernel}}` (so ``B2 / K0`` is held fixed), which leaves the SVM
+    solution :math:`\theta^*` unchanged: the dual is solved ONCE and :math:`\alpha = C a` rescales.
+
+    Parameters
+    ----------
+    X, y : training data (labels in {-1, +1})
+    kernel : Kernel, name or callable (its shape; its amplitude is replaced)
+    C_values : strictly increasing 1-D array of C
+    CK0 : float, the fixed product :math:`C K_0`
+    grid : array (n_grid, d) or None
+        Points for the normaliser (uniform :math:`Q(x)` on them); the training inputs if None
+        (the seed's proxy).
+    normaliser : 'chain' (default, :func:`normaliser_curve`), 'mc' (plain Monte Carlo with one set
+        of draws rescaled for every C), a precomputed :class:`NormaliserCurve` (it is data
+        independent: compute it once for many data sets of the same size), or None.
+    n_draws : plain Monte Carlo draws; random_state : int or Generator
+    **chain_options : passed to :func:`normaliser_curve`
+    """
+    from .probabilistic import _check_training_data
+
+    X, y, _ = _check_training_data(X, y)
+    kern = make_kernel(kernel)
+    C_values = _check_C_values(C_values)
+    CK0 = check_positive(CK0, "CK0")
+    n = y.size
+    base_K0 = float(kern.K0)
+    K_unit = kern(X) / base_K0                      # kernel at K0 = 1 (B2 scaled with it)
+    # Solve once at C = 1, K0 = CK0: alpha(C) = C a, theta* unchanged along the curve.
+    sol = solve_no_bias_dual(CK0 * K_unit, y, 1.0)
+    a = sol.alpha
+    theta = CK0 * K_unit @ (a * y)
+    K0s = CK0 / C_values
+    log_naive = np.array([laplace_log_naive_evidence(K0 * K_unit, y, C * a, C) for C, K0 in zip(C_values, K0s)])
+
+    m = C_values.size
+    log_norm, se, ess = np.zeros(m), np.zeros(m), np.full(m, np.nan)
+    points = X if grid is None else grid
+    if isinstance(normaliser, NormaliserCurve):
+        if normaliser.n != n or not np.allclose(normaliser.C, C_values) or not np.isclose(normaliser.CK0, CK0):
+            raise ValueError("The precomputed NormaliserCurve was made for another n, C grid or C K0; "
+                             f"it needs n = {n}, CK0 = {CK0} and the same C_values.")
+        log_norm, se = normaliser.log_value, normaliser.std_error
+    elif normaliser == "chain":
+        curve = normaliser_curve(kern, points, n, C_values, CK0=CK0, random_state=random_state, **chain_options)
+        log_norm, se = curve.log_value, curve.std_error
+    elif normaliser == "mc":
+        rng = check_random_state(random_state)
+        prior = GridPrior(kern, points)
+        base = prior.sample(n_draws, rng)
+        for j, C in enumerate(C_values):
+            s = K0s[j] / base_K0
+            est = _summarise(n * _log_N(np.sqrt(s) * base, C, prior.weights), f"plain Monte Carlo at C = {C:.3g}",
+                             max(50.0, n_draws / 100))
+            log_norm[j], se[j], ess[j] = est.log_value, est.std_error, est.ess
+    elif normaliser is not None:
+        raise ValueError(f"normaliser must be 'chain', 'mc', a NormaliserCurve or None, got {normaliser!r}.")
+    return EvidenceCurve(C_values, K0s, log_naive, log_norm, se, ess, log_naive - log_norm, theta, a)
