@@ -279,7 +279,7 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
         ``lambda = 1 / (C n)`` (Pegasos; ``eta0`` is not used), ``eta0 / sqrt(t)``,
         or ``eta0``. A constant step does not converge to the minimum: it ends
         in a neighbourhood of size proportional to ``eta0``.
-    eta0 : float > 0, default=0.1
+    eta0 : float > 0, default=1.0
         Initial step size for ``'constant'`` and ``'invsqrt'``. Must satisfy
         ``eta0 * lambda < 2`` (else the shrinkage ``w <- (1 - eta lambda) w``
         would blow up).
@@ -355,7 +355,7 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
     True
     """
 
-    def __init__(self, C=1.0, step="pegasos", eta0=0.1, batch_size=None, max_epochs=5000,
+    def __init__(self, C=1.0, step="pegasos", eta0=1.0, batch_size=None, max_epochs=5000,
                  bias="separate", projection=True, tol=1e-4, random_state=None):
         self.C = C
         self.step = step
@@ -510,4 +510,5 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Class labels: ``classes_[1]`` where ``f(x) > 0``, else ``classes_[0]``."""
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        positive = self.decision_function(X) > 0  # checks fitted-ness first
+        return self.classes_[positive.astype(int)]
