@@ -46,7 +46,8 @@ from scipy import linalg
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, check_X_y
 
-from ._threads import blas_single_thread
+from threadpoolctl import ThreadpoolController
+
 from ._validation import check_inputs, check_kernel_matrix, check_positive, check_random_state
 from .kernels import RBF, Kernel, make_kernel
 
@@ -60,6 +61,7 @@ __all__ = [
     "prior_mean",
     "posterior_factor",
     "lemma_gap",
+    "lemma_gap_path",
     "LSSVR",
     "BayesianLSSVR",
     "GPRegression",
@@ -69,6 +71,20 @@ __all__ = [
     "sinc_bands",
     "epsilon_convergence",
 ]
+
+
+_CONTROLLER = []
+
+
+def blas_single_thread():
+    """One BLAS thread, like :func:`svmlib._threads.blas_single_thread`, but with a controller made once.
+
+    ``threadpool_limits`` rescans the loaded libraries on every call (~1-6 ms here, measured), which
+    dominated the small solves behind the chapter's widgets; a cached controller costs ~10 us.
+    """
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=1, user_api="blas")
 
 
 # --------------------------------------------------------------------------------------------
@@ -340,6 +356,21 @@ def posterior_factor(K, y, gamma, eps, *, noise_variance=1.0):
     return R, mu
 
 
+def _lemma_parts(K, y, gamma):
+    r"""``b_LS``, :math:`G s_1 = \Psi^{-2} s_1` and :math:`s_1^\top G s_1 = |\Psi^{-1} s_1|^2`."""
+    gamma = check_positive(gamma, "gamma")
+    K, y = _check_gram(K, y)
+    n = K.shape[0]
+    with blas_single_thread():
+        solver = _KKTSolver(K, gamma)
+        b_ls = solver.solve(np.concatenate([[0.0], y]))[0]
+        e1 = np.zeros(n + 1)
+        e1[0] = 1.0
+        w = solver.solve(e1)  # Psi^{-1} s1
+        G_s1 = solver.solve(w)  # Psi^{-2} s1 = (Psi^T Psi)^{-1} s1, since Psi is symmetric
+    return b_ls, G_s1, float(w @ w)
+
+
 def lemma_gap(K, y, gamma, eps):
     r"""The seed's lemma: the exact gap :math:`\theta_{LS} - \mu^*` in closed form (eq. lssvr-lemma).
 
@@ -352,19 +383,18 @@ def lemma_gap(K, y, gamma, eps):
     solves with :math:`\Psi` (it is symmetric), so no cancellation occurs: the gap is accurate to
     round-off relative to its own size, however small ``eps`` is.
     """
-    gamma = check_positive(gamma, "gamma")
     eps = _check_eps(eps)
-    K, y = _check_gram(K, y)
-    n = K.shape[0]
-    with blas_single_thread():
-        solver = _KKTSolver(K, gamma)
-        b_ls = solver.solve(np.concatenate([[0.0], y]))[0]
-        e1 = np.zeros(n + 1)
-        e1[0] = 1.0
-        w = solver.solve(e1)  # Psi^{-1} s1
-        G_s1 = solver.solve(w)  # Psi^{-2} s1 = (Psi^T Psi)^{-1} s1
-    G11 = float(w @ w)
+    b_ls, G_s1, G11 = _lemma_parts(K, y, gamma)
     return eps / (1.0 + eps * G11) * b_ls * G_s1
+
+
+def lemma_gap_path(K, y, gamma, eps_values):
+    """:func:`lemma_gap` for many ``eps`` at once (one factorisation): array (len(eps_values), N+1)."""
+    eps_values = np.asarray(eps_values, dtype=float)
+    if eps_values.ndim != 1 or np.any(~np.isfinite(eps_values)) or np.any(eps_values < 0):
+        raise ValueError("eps_values must be a 1-D array of finite numbers >= 0.")
+    b_ls, G_s1, G11 = _lemma_parts(K, y, gamma)
+    return np.outer(eps_values / (1.0 + eps_values * G11), b_ls * G_s1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -598,9 +628,8 @@ def epsilon_sweep(X, y, eps_values, *, gamma=0.5, kernel=None):
     b, alpha = solve_lssvr(K, y, gamma)
     theta = np.concatenate([[b], alpha])
     dist, dist_lemma, arse, arse_lemma = [], [], [], []
-    for eps in eps_values:
+    for eps, gap in zip(eps_values, lemma_gap_path(K, y, gamma, eps_values)):
         _, mu = posterior_factor(K, y, gamma, eps)
-        gap = lemma_gap(K, y, gamma, eps)
         dist.append(np.linalg.norm(theta - mu))
         dist_lemma.append(np.linalg.norm(gap))
         arse.append(np.mean(np.abs(Phi @ (mu - theta))))
@@ -661,7 +690,7 @@ def epsilon_convergence(eps=1e-2, *, n=40, c=1.0, gamma=1.0, offset=1.0, eps_gri
     eps_grid = np.logspace(-8, 3, 23) if eps_grid is None else np.asarray(eps_grid, float)
     b, alpha = solve_lssvr(K, y, gamma)
     theta = np.concatenate([[b], alpha])
-    gaps = np.array([np.linalg.norm(lemma_gap(K, y, gamma, e)) for e in eps_grid])
+    gaps = np.linalg.norm(lemma_gap_path(K, y, gamma, eps_grid), axis=1)
     _, mu = posterior_factor(K, y, gamma, eps)
     x = np.linspace(-2.5 * np.pi, 2.5 * np.pi, int(n_grid))
     Phi = _design(kernel(x[:, None], X))

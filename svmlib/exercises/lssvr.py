@@ -1,0 +1,106 @@
+"""Auto-checked exercises of chapter 9 (LS-SVR as a Bayesian RBF network).
+
+Call a checker with your answer; it returns a :class:`~svmlib.exercises.Feedback`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..lssvr import BayesianLSSVR, make_sinc, prior_precision, rbf_from_c, solve_lssvr
+from . import Feedback, close_enough
+
+__all__ = [
+    "TINY_X",
+    "TINY_Y",
+    "TINY_GAMMA",
+    "check_lssvr_parameters",
+    "check_far_field_variances",
+    "check_prior_smallest_eigenvalue",
+]
+
+#: Exercise ex-lssvr-1: three points on a line, the seed's RBF with c = 1, gamma = 2.
+TINY_X = np.array([[0.0], [1.0], [2.0]])
+#: Their targets.
+TINY_Y = np.array([1.0, 3.0, 2.0])
+#: The regulariser of exercise ex-lssvr-1.
+TINY_GAMMA = 2.0
+
+
+def _tiny_solution():
+    K = rbf_from_c(1.0)(TINY_X)
+    return solve_lssvr(K, TINY_Y, TINY_GAMMA), solve_lssvr(K, TINY_Y, TINY_GAMMA, fit_intercept=False)
+
+
+def check_lssvr_parameters(b, alpha):
+    """Check the LS-SVR bias ``b`` and coefficients ``alpha`` of :data:`TINY_X`, :data:`TINY_Y`
+    (kernel ``exp(-|x - x'|^2)``, ``gamma = TINY_GAMMA``), found from the KKT system eq. (lssvr-kkt)."""
+    try:
+        b = float(b)
+        alpha = np.asarray(alpha, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        return Feedback(False, "Give b as one number and alpha as three numbers, e.g. check(0.5, [1, -2, 1]).")
+    if alpha.shape != (3,) or not np.all(np.isfinite(alpha)) or not np.isfinite(b):
+        return Feedback(False, "alpha must hold three finite numbers (one per training point) and b one.")
+    (b_true, a_true), (_, a_krr) = _tiny_solution()
+    if close_enough(b, b_true, rtol=1e-6, atol=1e-8) and close_enough(alpha, a_true, rtol=1e-6, atol=1e-8):
+        return Feedback(True, f"b = {b_true:.6f}, alpha = {np.round(a_true, 6).tolist()}: the alphas sum to 0 "
+                              "(the KKT condition from the bias) and alpha_i = gamma e_i.")
+    if abs(b) < 1e-12 and close_enough(alpha, a_krr, rtol=1e-6, atol=1e-8):
+        return Feedback(False, "This is kernel ridge regression (b = 0): the LS-SVR also has the bias, so the "
+                               "first row of the KKT system, sum(alpha) = 0, must hold.")
+    if abs(alpha.sum()) > 1e-6:
+        return Feedback(False, f"Your alphas sum to {alpha.sum():.4g}, but the condition dL/db = 0 forces "
+                               "sum(alpha) = 0. Solve the full (N+1) x (N+1) system.")
+    return Feedback(False, "sum(alpha) = 0 holds, but the other rows do not: check Omega + I/gamma "
+                           "(gamma = 2, so the diagonal is 1 + 1/2) and the kernel exp(-c^2 |x - x'|^2) with c = 1.")
+
+
+def check_far_field_variances(eq16, full, gp):
+    """Check the limits, far from the data, of the three variances of ``f(x)`` for the model
+    ``BayesianLSSVR(gamma=1, eps=1e-4, kernel=rbf_from_c(1))`` fitted to ``make_sinc(300, random_state=1)``:
+    the seed's eq. 16, the full variance with the bias row, and the GP with noise variance 1."""
+    try:
+        values = np.array([eq16, full, gp], dtype=float)
+    except (TypeError, ValueError):
+        return Feedback(False, "Give three numbers: the limits of the eq.-16, full and GP variances.")
+    if not np.all(np.isfinite(values)):
+        return Feedback(False, "All three limits are finite numbers.")
+    X, y = make_sinc(300, random_state=1)
+    model = BayesianLSSVR(gamma=1.0, eps=1e-4, kernel=rbf_from_c(1.0)).fit(X, y)
+    bias_var = model.posterior_covariance()[0, 0]
+    ok = [abs(values[0]) < 1e-6, close_enough(values[1], bias_var, rtol=1e-3, atol=1e-8),
+          close_enough(values[2], 1.0, rtol=1e-3)]
+    if all(ok):
+        return Feedback(True, f"0, Sigma*_00 = {bias_var:.4g} and 1: eq. 16 only sees the vanishing RBF "
+                              "features, the full variance keeps the bias's posterior variance, and the GP "
+                              "returns to its prior variance k(x, x) = 1.")
+    hints = []
+    if not ok[0]:
+        hints.append("eq. 16 sums k(x, x_i) k(x, x_j) Sigma*_ij over the alpha block only: what happens to "
+                     "k(x, x_i) far from every x_i?")
+    if not ok[1]:
+        hints.append("the full variance phi(x)^T Sigma* phi(x) with phi(x) -> [1, 0, ..., 0] tends to one entry "
+                     "of Sigma* (model.posterior_covariance()).")
+    if not ok[2]:
+        hints.append("the GP variance is k(x, x) - k(x)^T (K + I/gamma)^{-1} k(x): with k(x) -> 0 it returns to "
+                     "the prior variance.")
+    return Feedback(False, " ".join(hints))
+
+
+def check_prior_smallest_eigenvalue(answer, eps=1e-3):
+    """Check the smallest eigenvalue of the seed's prior precision (eq. lssvr-prior-precision) for
+    ``make_sinc(40, random_state=0)``, ``c = gamma = 1`` and the given ``eps``."""
+    try:
+        answer = float(answer)
+    except (TypeError, ValueError):
+        return Feedback(False, "Give one number: the smallest eigenvalue.")
+    X, _ = make_sinc(40, random_state=0)
+    lam = float(np.linalg.eigvalsh(prior_precision(rbf_from_c(1.0)(X), 1.0, eps))[0])
+    if close_enough(answer, lam, rtol=1e-4, atol=1e-8):
+        verdict = "negative: the 'prior' is not a probability distribution" if lam < 0 else "positive"
+        return Feedback(True, f"lambda_min = {lam:.5f}, {verdict}.")
+    if close_enough(answer, -lam, rtol=1e-4, atol=1e-8):
+        return Feedback(False, "Check the sign: eigvalsh returns eigenvalues in ascending order; take the first.")
+    return Feedback(False, "Build Sigma^{-1} = [[eps, 1^T/gamma], [1/gamma, 1 1^T + 2 Omega/gamma + I/gamma^2]] "
+                           "(svmlib.lssvr.prior_precision) and take np.linalg.eigvalsh(...)[0].")

@@ -1,0 +1,68 @@
+"""Chapter 9 widgets: eps -> the MAP approaching the LS-SVR; c and gamma -> the three sinc bands.
+
+The computations are :func:`svmlib.lssvr.epsilon_convergence` and :func:`svmlib.lssvr.sinc_bands`,
+plain functions tested in ``tests/test_lssvr.py``; the live widgets use a subsample of the sinc
+data (``N_WIDGET`` points) so that a slider event stays under 150 ms including drawing.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..lssvr import epsilon_convergence, sinc_bands
+from ..plotting.lssvr import draw_epsilon_convergence, draw_sinc_bands
+from ._base import Explorer, scrubber, slider
+
+__all__ = [
+    "N_WIDGET",
+    "epsilon_explorer",
+    "epsilon_scrubber",
+    "sinc_explorer",
+    "sinc_scrubber",
+    "LATENCY_CASES",
+]
+
+#: Sinc points used by the live band widget (the chapter's static figure uses the seed's 1200).
+N_WIDGET = 200
+
+
+def epsilon_explorer(eps=1e-1):
+    """A log slider for eps (1e-8 ... 1e3): predictions and the gap of the lemma."""
+    controls = {"eps": slider(float(eps), -8, 3, 0.25, "ε (bias prior precision)", log=True)}
+    return Explorer(epsilon_convergence, functools.partial(draw_epsilon_convergence, fixed_layout=True), controls,
+                    figsize=(10, 3.8))
+
+
+def epsilon_scrubber(values=None):
+    """Kernel-free frames through eps = 1e3 ... 1e-6 for the static page."""
+    values = [float(v) for v in (np.logspace(3, -6, 10) if values is None else values)]
+    return scrubber(epsilon_convergence, draw_epsilon_convergence, "eps", values, figsize=(10, 3.8))
+
+
+def _sinc_compute(c, gamma, n=N_WIDGET):
+    return sinc_bands(c=c, gamma=gamma, eps=1e-4, n=n, n_grid=240)
+
+
+def sinc_explorer(c=1.0, gamma=1.0, n=N_WIDGET):
+    """Sliders for the RBF width c and the regulariser gamma (eps = 1e-4), three bands side by side."""
+    controls = {
+        "c": slider(float(c), 0.2, 3.0, 0.1, "c (RBF width⁻¹)"),
+        "gamma": slider(float(gamma), -2, 3, 0.25, "γ", log=True),
+    }
+    return Explorer(functools.partial(_sinc_compute, n=n), functools.partial(draw_sinc_bands, fixed_layout=True),
+                    controls, figsize=(11, 4.6))
+
+
+def sinc_scrubber(values=(0.3, 0.5, 1.0, 2.0, 3.0), gamma=1.0, n=N_WIDGET):
+    """Kernel-free frames through c for the static page."""
+    return scrubber(functools.partial(_sinc_compute, n=n), draw_sinc_bands, "c", [float(v) for v in values],
+                    fixed={"gamma": gamma}, figsize=(11, 4.6))
+
+
+LATENCY_CASES = [
+    (epsilon_explorer, "eps", [1e-6, 1e-2, 10.0, 1e2]),
+    (sinc_explorer, "c", [0.5, 2.0, 1.3]),
+    (sinc_explorer, "gamma", [0.1, 10.0, 100.0]),
+]
