@@ -98,7 +98,9 @@ def fit_hard_margin(K, y, *, jitter=JITTER, check=True):
     except RuntimeError:  # pragma: no cover - Lawson-Hanson terminates in practice
         raise ValueError("The hard-margin NNLS did not terminate; check K for (near-)duplicate inputs.") from None
     if check:
-        margins = y * (K @ (y * alpha))
+        # the margins of the problem actually solved: K with its jitter (alpha ~ 1e4 times
+        # jitter 1e-10 moves a margin by ~1e-6)
+        margins = y * (L @ (L.T @ (y * alpha)))
         if margins.min() < 1 - MARGIN_TOL:
             warnings.warn(f"Hard-margin solution violates a margin constraint (min y f = {margins.min():.6g}); "
                           "the kernel matrix is probably ill-conditioned.", ConvergenceWarning, stacklevel=2)

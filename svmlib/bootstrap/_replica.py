@@ -31,7 +31,8 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg import cholesky, eigvalsh, solve_triangular, LinAlgError
+from scipy.linalg import LinAlgError, cholesky, eigvalsh, solve_triangular
+from scipy.linalg.blas import dsyrk
 from scipy.optimize import brentq
 from scipy.special import ndtr
 from sklearn.exceptions import ConvergenceWarning
@@ -60,6 +61,9 @@ MAX_S_OVER_N = 24.0
 # Isolated points (all off-diagonal kernel entries ~ 0) have cavity variance 0: clip it here,
 # relative to the largest prior variance, and keep updating (freezing such sites stalls).
 V_FLOOR = 1e-14
+
+# Residual below which Anderson acceleration starts (plain steps contract reliably before).
+ANDERSON_START = 0.05
 
 _SQRT_2PI = np.sqrt(2.0 * np.pi)
 
@@ -149,20 +153,33 @@ def gaussian_cavities(K, dl, g, lam, *, v_floor=V_FLOOR):
     """Gaussian marginals and cavities for site parameters (dl, g, l) (Numerics 2).
 
     With D = diag(dl), B = I + D^1/2 K D^1/2 = L L^T and A = L^-1 D^1/2 K:
-    G = (K^-1 + D)^-1 = K - A^T A and 1 - dl_i G_ii = (B^-1)_ii, computed from
-    L^-1 rather than by the cancelling difference. One factorisation per call,
-    no explicit inverse of K.
+    G = (K^-1 + D)^-1 = K - A^T A (one Cholesky factor, one triangular solve and
+    one symmetric rank-k product per call; no explicit inverse). The cavity
+    denominators (B^-1)_ii = 1 - dl_i G_ii cancel when dl_i G_ii -> 1 (points
+    clamped at large S/N); for those they are computed as |L^-1 e_i|^2 instead.
     """
     n = dl.size
     sd = np.sqrt(dl)
     B = sd[:, None] * K * sd[None, :]
     B[np.diag_indices(n)] += 1.0
     L = cholesky(B, lower=True, check_finite=False)
-    Linv = solve_triangular(L, np.eye(n), lower=True, check_finite=False)
-    A = Linv @ (sd[:, None] * K)
-    G = K - A.T @ A
-    b_ii = np.einsum("ij,ij->j", Linv, Linv)  # (B^-1)_ii = 1 - dl_i G_ii
+    A = solve_triangular(L, sd[:, None] * K, lower=True, check_finite=False)
+    G = K - _gram_upper(A)
     chi = np.diag(G).copy()
+    b_ii = 1.0 - dl * chi
+    clamped = np.flatnonzero(b_ii < 0.5)
+    if clamped.size:
+        E = np.zeros((n, clamped.size))
+        E[clamped, np.arange(clamped.size)] = 1.0
+        Z = solve_triangular(L, E, lower=True, check_finite=False)
+        b_ii[clamped] = np.einsum("ij,ij->j", Z, Z)
+        # K - A^T A also cancels in the rows/columns of clamped sites (their G_ij are tiny while
+        # their g_j are huge). There G = K D^1/2 B^-1 D^-1/2 is a product, not a difference.
+        W = solve_triangular(L, Z, lower=True, trans="T", check_finite=False)  # B^-1 e_j
+        cols = (K @ (sd[:, None] * W)) / sd[clamped]
+        G[:, clamped] = cols
+        G[clamped, :] = cols.T
+        chi = np.diag(G).copy()
     m = G @ g
     G2l = (G * G) @ lam
     V = -G2l
@@ -171,6 +188,12 @@ def gaussian_cavities(K, dl, g, lam, *, v_floor=V_FLOOR):
     V_c = -(G2l - chi**2 * lam) / b_ii**2  # -sum_{j != i} G_ij^2 l_j / (B^-1)_ii^2
     V_c = np.maximum(V_c, v_floor * float(np.max(np.diag(K))))
     return _Gaussian(chi, m, V, chi_c, m_c, V_c), L
+
+
+def _gram_upper(A):
+    """A^T A through BLAS syrk (half the flops of a general product), symmetrised."""
+    C = dsyrk(1.0, A, trans=1, lower=0)
+    return np.triu(C) + np.triu(C, 1).T
 
 
 def _residual(gauss, site_m, site_V, site_chi):
@@ -269,45 +292,55 @@ class _Anderson:
         return x + beta * fx - (dX + beta * dF) @ gamma
 
 
-def _pack(dl, g, lam):
-    return np.concatenate([dl, g, lam])
+def _cavity_vector(gauss):
+    """The iteration's state: cavity means and log-variances/log-responses (always admissible)."""
+    return np.concatenate([gauss.m_c, np.log(gauss.V_c), np.log(gauss.chi_c)])
 
 
-def _unpack(x):
+def _split_cavity(x):
     n = x.size // 3
-    return x[:n], x[n:2 * n], x[2 * n:]
+    return x[:n], np.exp(x[n:2 * n]), np.exp(x[2 * n:])
 
 
 def _attempt(K, y, S_over_N, sites, damping, tol, max_iter, anderson):
-    """One run of the fixed point at a fixed damping. Returns the best iterate seen."""
-    dl, g, lam = sites
+    """One run of the fixed point at a fixed damping; returns the best iterate seen.
+
+    The state is the cavity vector x = (m_c, log V_c, log chi_c). One step maps x to
+    site parameters (closed form, always admissible: dl >= 0, l <= 0), then to the
+    Gaussian part and its cavities F(x). Anderson mixing of these steps keeps V_c and
+    chi_c positive because it extrapolates their logarithms.
+    """
+    try:
+        gauss, _ = gaussian_cavities(K, *sites)
+    except (LinAlgError, ValueError):
+        return None, [], 0, False
+    x = _cavity_vector(gauss)
     acc = _Anderson(anderson) if anderson else None
-    best = None
-    history = []
+    best, history = None, []
     for it in range(1, max_iter + 1):
+        m_c, V_c, chi_c = _split_cavity(x)
+        new_sites, (m_s, V_s, chi_s) = site_parameters(y, m_c, V_c, chi_c, S_over_N)
         try:
-            gauss, _ = gaussian_cavities(K, dl, g, lam)
+            gauss, _ = gaussian_cavities(K, *new_sites)
         except (LinAlgError, ValueError):
             break
-        new_sites, (m_s, V_s, chi_s) = site_parameters(y, gauss.m_c, gauss.V_c, gauss.chi_c, S_over_N)
         with np.errstate(invalid="ignore"):
             res = _residual(gauss, m_s, V_s, chi_s)
-        if not np.isfinite(res) or not all(np.all(np.isfinite(a)) for a in new_sites):
+        if not np.isfinite(res):
             break
         history.append(res)
         if best is None or res < best[0]:
-            best = (res, (dl, g, lam), gauss, it)
+            best = (res, new_sites, gauss, it)
         if res < tol:
             return best, history, it, True
-        x = _pack(dl, g, lam)
-        fx = _pack(*new_sites) - x
-        x_next = acc.step(x, fx, damping) if acc else x + damping * fx
-        dl_n, g_n, lam_n = _unpack(x_next)
-        # Anderson mixing may leave the admissible set (dl >= 0, l <= 0) or blow up: plain step then.
-        if acc and (np.any(dl_n < 0) or np.any(lam_n > 0) or res > 1e3 * best[0]):
+        fx = _cavity_vector(gauss) - x
+        # Far from the fixed point Anderson extrapolation is erratic; switch it on near it.
+        use_acc = acc is not None and res < ANDERSON_START
+        x_next = acc.step(x, fx, damping) if use_acc else x + damping * fx
+        if use_acc and (res > 1e3 * best[0] or not np.all(np.isfinite(x_next))):
             acc.reset()
-            dl_n, g_n, lam_n = _unpack(x + damping * fx)
-        dl, g, lam = dl_n, g_n, lam_n
+            x_next = x + damping * fx
+        x = x_next
     return best, history, len(history), False
 
 

@@ -1,0 +1,322 @@
+"""Tests of svmlib.bootstrap: each method against an independent computation."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from scipy.special import ndtr
+from sklearn.exceptions import ConvergenceWarning
+
+from svmlib.bootstrap import (
+    MAX_S_OVER_N,
+    MonteCarloBootstrap,
+    ReplicaBootstrap,
+    efron_632,
+    exact_loo,
+    field_at_new_inputs,
+    fit_hard_margin,
+    gaussian_cavities,
+    monte_carlo_bootstrap,
+    opper_winther_loo,
+    replica_learning_curve,
+    site_moments,
+    site_parameters,
+    solve_replica,
+)
+from svmlib.datasets import load_crabs, make_blobs2d
+from svmlib.kernels import RBF
+
+
+@pytest.fixture(scope="module")
+def crabs():
+    ds = load_crabs("species")
+    return ds.X, ds.y, RBF(l=np.sqrt(ds.X.shape[1]))(ds.X)
+
+
+@pytest.fixture(scope="module")
+def small():
+    X, y = make_blobs2d(30, separation=3.0, random_state=3)
+    return X, y, RBF(l=1.0)(X)
+
+
+# ----------------------------------------------------------------------------- exact SVM
+def test_hard_margin_matches_generic_qp_and_kkt(small):
+    X, y, K = small
+    alpha = fit_hard_margin(K, y)
+    # The solver works on K + jitter * mean(diag K) * I; these overlapping blobs give alphas ~4e4,
+    # so the jitter alone moves margins by ~4e-6: check the problem actually solved.
+    K = K + 1e-10 * np.eye(y.size)
+    Q = (y[:, None] * y[None, :]) * K
+    # Independent solver: L-BFGS-B on the same dual with bounds a >= 0.
+    res = minimize(lambda a: 0.5 * a @ Q @ a - a.sum(), np.zeros(y.size), jac=lambda a: Q @ a - 1,
+                   bounds=[(0, None)] * y.size, method="L-BFGS-B", options=dict(ftol=1e-15, gtol=1e-12, maxiter=20000))
+    obj = lambda a: 0.5 * a @ Q @ a - a.sum()  # noqa: E731
+    # NNLS is exact; the generic solver stops at gtol: objectives agree to ~1e-6 relative.
+    assert obj(alpha) <= obj(res.x) + 1e-6 * abs(obj(res.x))
+    margins = y * (K @ (y * alpha))
+    assert np.all(alpha >= 0)
+    assert margins.min() > 1 - 1e-8  # primal feasibility (round-off level)
+    assert np.max(alpha * np.abs(margins - 1)) < 1e-7  # complementary slackness
+
+
+def test_hard_margin_agrees_with_svmlib_dual(small):
+    dual = pytest.importorskip("svmlib.dual")
+    X, y, K = small
+    sol = dual.solve_dual(K, y, C=np.inf, fit_intercept=False, tol=1e-6)
+    alpha = fit_hard_margin(K, y)
+    f_nnls, f_smo = K @ (y * alpha), K @ (y * np.asarray(sol.alpha))
+    # SMO stops at a KKT violation of tol = 1e-6; fields of this set are O(10), so compare relatively.
+    np.testing.assert_allclose(f_smo, f_nnls, rtol=1e-4, atol=1e-4)
+
+
+def test_exact_loo_equals_n_retrainings(small):
+    X, y, K = small
+    err, margins = exact_loo(K, y)
+    brute = []
+    for i in range(y.size):
+        rest = np.delete(np.arange(y.size), i)
+        a = fit_hard_margin(K[np.ix_(rest, rest)], y[rest])
+        brute.append(y[i] * K[i, rest] @ (y[rest] * a))
+    np.testing.assert_allclose(margins, brute, atol=1e-8)
+    assert err == np.mean(np.array(brute) < 0)
+
+
+def test_opper_winther_is_exact_when_support_set_is_stable(small):
+    # For a left-out SV whose removal keeps the other SVs (the OW assumption) the
+    # formula is exact algebra; check on the SVs where the exact SV set is unchanged.
+    X, y, K = small
+    alpha = fit_hard_margin(K, y)
+    _, ow = opper_winther_loo(K, y, alpha)
+    _, ex = exact_loo(K, y, alpha)
+    sv = np.flatnonzero(alpha > 0)
+    checked = 0
+    for i in sv:
+        rest = np.delete(np.arange(y.size), i)
+        a = fit_hard_margin(K[np.ix_(rest, rest)], y[rest])
+        if set(rest[a > 0]) == set(sv) - {i}:
+            assert abs(ow[i] - ex[i]) < 1e-6
+            checked += 1
+    assert checked >= 1
+
+
+# ----------------------------------------------------------------------------- site moments
+@pytest.mark.parametrize("y, m_c, V_c, S", [(1.0, 0.8, 0.5, 1.0), (-1.0, -1.6, 0.3, 0.5), (1.0, -0.2, 1.2, 2.0)])
+def test_site_moments_against_sampling_of_the_cavity_picture(y, m_c, V_c, S):
+    rng = np.random.default_rng(0)
+    n = 4_000_000
+    h = m_c + np.sqrt(V_c) * rng.standard_normal(n)
+    inside = rng.random(n) < 1 - np.exp(-S)
+    f = np.where(inside & (y * h < 1), y, h)
+    m, V, chi = site_moments(np.array(y), np.array(m_c), np.array(V_c), np.array(1.0), S)
+    # SE of the sample mean/variance with 4e6 draws and V <= 1.2 is <= 6e-4; allow 3 SE.
+    assert abs(m - f.mean()) < 2e-3
+    assert abs(V - f.var()) < 2e-3
+    # chi = chi_c dm/dm_c: central finite difference (truncation ~h^2, round-off ~1e-16/h).
+    h_fd = 1e-5
+    mp = site_moments(np.array(y), np.array(m_c + h_fd), np.array(V_c), np.array(1.0), S)[0]
+    mm = site_moments(np.array(y), np.array(m_c - h_fd), np.array(V_c), np.array(1.0), S)[0]
+    assert abs(chi - (mp - mm) / (2 * h_fd)) < 1e-7
+
+
+def test_site_parameters_reproduce_site_moments():
+    rng = np.random.default_rng(1)
+    y = rng.choice([-1.0, 1.0], 20)
+    m_c, V_c, chi_c = rng.normal(size=20), rng.uniform(0.1, 2, 20), rng.uniform(0.1, 2, 20)
+    (dl, g, lam), (m, V, chi) = site_parameters(y, m_c, V_c, chi_c, 1.3)
+    # Combining cavity and site Gaussians must give the site moments back (eq. boot-cavity).
+    np.testing.assert_allclose(1 / chi, 1 / chi_c + dl, rtol=1e-12)
+    np.testing.assert_allclose(m / chi, m_c / chi_c + g, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(-V / chi**2, -V_c / chi_c**2 + lam, rtol=1e-10, atol=1e-12)
+    assert np.all(dl >= 0) and np.all(lam <= 0)
+
+
+def test_gaussian_cavities_against_explicit_inverses(small):
+    X, y, K = small
+    rng = np.random.default_rng(2)
+    n = y.size
+    dl, g, lam = rng.uniform(0, 3, n), rng.normal(size=n), -rng.uniform(0, 2, n)
+    gauss, _ = gaussian_cavities(K, dl, g, lam)
+    G = np.linalg.inv(np.linalg.inv(K + 1e-12 * np.eye(n)) + np.diag(dl))
+    chi, m, V = np.diag(G), G @ g, -np.diag(G @ np.diag(lam) @ G)
+    np.testing.assert_allclose(gauss.chi, chi, rtol=1e-7)
+    np.testing.assert_allclose(gauss.m, m, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(gauss.V, V, rtol=1e-7, atol=1e-9)
+    # Cavity by the textbook formulas (eq. boot-cavity) with the naive differences.
+    dl_c, g_c, l_c = 1 / chi - dl, m / chi - g, -V / chi**2 - lam
+    np.testing.assert_allclose(gauss.chi_c, 1 / dl_c, rtol=1e-6)
+    np.testing.assert_allclose(gauss.m_c, g_c / dl_c, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gauss.V_c, -l_c / dl_c**2, rtol=1e-6, atol=1e-8)
+
+
+def test_new_input_formula_is_the_cavity_of_an_empty_site(crabs):
+    X, y, K = crabs
+    sol = solve_replica(K, y, 1.0)
+    i = 7
+    keep = np.delete(np.arange(y.size), i)
+    # Remove training point i entirely: its field is then a "new input" prediction,
+    # which must equal the cavity Gaussian of i (exact algebra, up to round-off).
+    sub = type(sol)(sol.S_over_N, sol.dl[keep], sol.g[keep], sol.lam[keep], None, None, None, 0.0, 0, True, 0.0, 1.0)
+    mean, var, chi = field_at_new_inputs(K[np.ix_(keep, keep)], sub, K[i, keep][None, :], K[i, i:i + 1])
+    assert abs(mean[0] - sol.m_c[i]) < 1e-8
+    assert abs(var[0] - sol.V_c[i]) < 1e-8 * max(1.0, sol.V_c[i])
+    assert abs(chi[0] - sol.chi_c[i]) < 1e-8 * max(1.0, sol.chi_c[i])
+
+
+# ----------------------------------------------------------------------------- theory vs Monte Carlo
+@pytest.mark.slow
+def test_theory_matches_monte_carlo_on_crabs(crabs):
+    X, y, K = crabs
+    sols = replica_learning_curve(K, y, [0.5, 1.0, 2.0])
+    for sol, n_samples in zip(sols, [1500, 2500, 4000]):
+        mc = monte_carlo_bootstrap(K, y, sol.S_over_N, n_samples, random_state=11)
+        assert sol.converged
+        assert mc.error_se < 0.0005, (sol.S_over_N, mc.error_se)
+        # Issue 6: |eps_theory - eps_MC| <= 0.002 on crabs species, broad kernel.
+        assert abs(sol.error - mc.error) <= 0.002, (sol.S_over_N, sol.error, mc.error)
+
+
+def test_large_S_theory_is_the_opper_winther_loo(crabs):
+    X, y, K = crabs
+    sol = replica_learning_curve(K, y, [1.0, 2.0, 4.0, 8.0, 16.0])[-1]
+    ow, _ = opper_winther_loo(K, y)
+    assert sol.converged
+    assert abs(sol.error - ow) < 1e-3, (sol.error, ow)
+
+
+def test_large_S_monte_carlo_approaches_exact_loo(small):
+    X, y, K = small
+    S = 6.0
+    mc = monte_carlo_bootstrap(K, y, S, 6000, random_state=5)
+    _, loo_margins = exact_loo(K, y)
+    out = mc.out_of_sample
+    rest_in = (mc.occupations > 0).sum(1)[:, None] == y.size - 1
+    events = out & rest_in  # i left out and every other point drawn: the MC field is the exact LOO field
+    k, i = np.nonzero(events)
+    assert i.size > 20
+    np.testing.assert_allclose(y[i] * mc.fields[k, i], loo_margins[i], atol=1e-6)
+    # ... and such events dominate the left-out ones as S grows (e^-S N of the others missing).
+    assert events.sum() / out.sum() > 0.9
+
+
+# ----------------------------------------------------------------------------- Monte Carlo mechanics
+def test_monte_carlo_is_seeded_and_independent_of_n_jobs(small):
+    X, y, K = small
+    a = monte_carlo_bootstrap(K, y, 1.0, 40, random_state=3)
+    b = monte_carlo_bootstrap(K, y, 1.0, 40, random_state=3, n_jobs=2, backend="threading")
+    c = monte_carlo_bootstrap(K, y, 1.0, 40, random_state=3, progress=True)
+    for other in (b, c):
+        np.testing.assert_array_equal(a.occupations, other.occupations)
+        np.testing.assert_array_equal(a.coef, other.coef)
+    assert a.error == b.error
+
+
+def test_monte_carlo_error_definition_and_sampling(small):
+    X, y, K = small
+    mc = monte_carlo_bootstrap(K, y, 1.0, 50, random_state=0, sampling="multinomial")
+    assert np.all(mc.occupations.sum(1) == y.size)
+    # eps_MC by its definition, sample by sample with an independent SVM fit.
+    errs = outs = 0
+    for s in mc.occupations[:10]:
+        idx = np.flatnonzero(s)
+        a = fit_hard_margin(K[np.ix_(idx, idx)], y[idx])
+        f = K[:, idx] @ (y[idx] * a)
+        errs += np.sum((s == 0) & (y * f < 0))
+        outs += np.sum(s == 0)
+    mc10 = monte_carlo_bootstrap(K, y, 1.0, 50, random_state=0, sampling="multinomial")
+    from svmlib.bootstrap import ratio_error
+
+    eps10, _ = ratio_error(mc10.occupations[:10], mc10.fields[:10], y)
+    assert eps10 == errs / outs
+    with pytest.raises(ValueError, match="sampling"):
+        monte_carlo_bootstrap(K, y, 1.0, 10, sampling="bayesian")
+
+
+def test_monte_carlo_bad_inputs(small):
+    X, y, K = small
+    with pytest.raises(ValueError, match="S_over_N"):
+        monte_carlo_bootstrap(K, y, -1.0, 10)
+    with pytest.raises(ValueError, match="shape"):
+        monte_carlo_bootstrap(K[:5], y, 1.0, 10)
+    with pytest.raises(ValueError, match="K_new"):
+        monte_carlo_bootstrap(K, y, 1.0, 10, K_new=np.ones((3, 4)))
+    with pytest.raises(TypeError, match="random_state"):
+        monte_carlo_bootstrap(K, y, 1.0, 10, random_state="seed")
+
+
+# ----------------------------------------------------------------------------- robustness
+def test_isolated_points_under_a_narrow_kernel_stay_finite(crabs):
+    X, y, _ = crabs
+    K = RBF(l=0.05 * np.sqrt(X.shape[1]))(X)  # most off-diagonal entries underflow to ~0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        sol = solve_replica(K, y, 1.0, max_iter=200)
+    assert np.all(np.isfinite(sol.m_c)) and np.all(sol.V_c > 0)
+    assert 0 <= sol.error <= 1
+    # An isolated point's field is the prior's: mean ~0, the error probability ~1/2.
+    iso = np.flatnonzero((K - np.diag(np.diag(K))).max(1) < 1e-12)
+    if iso.size:
+        assert np.allclose(sol.point_errors(y)[iso], 0.5, atol=1e-3)
+
+
+def test_p_close_to_one_and_the_limit(crabs):
+    X, y, K = crabs
+    sol = replica_learning_curve(K, y, [4.0, 12.0, 20.0])[-1]
+    assert sol.converged and np.isfinite(sol.error)
+    with pytest.raises(ValueError, match="opper_winther_loo"):
+        solve_replica(K, y, MAX_S_OVER_N + 1)
+
+
+def test_non_convergence_warns_and_returns_the_best_iterate(crabs):
+    X, y, K = crabs
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        sol = solve_replica(K, y, 1.0, max_iter=3, dampings=(1.0,))
+    assert not sol.converged and sol.residual == min(sol.history)
+    assert np.isfinite(sol.error) and sol.n_iter == 3
+
+
+def test_duplicate_inputs_raise_or_are_dropped(small):
+    X, y, _ = small
+    Xd, yd = np.vstack([X, X[:3]]), np.r_[y, y[:3]]
+    with pytest.raises(ValueError, match="deduplicate=True"):
+        ReplicaBootstrap(RBF(1.0)).fit(Xd, yd)
+    with pytest.warns(UserWarning, match="Dropped 3"):
+        est = ReplicaBootstrap(RBF(1.0), deduplicate=True).fit(Xd, yd)
+    ref = ReplicaBootstrap(RBF(1.0)).fit(X, y)
+    assert est.error_ == pytest.approx(ref.error_, abs=1e-12)
+
+
+def test_solver_input_checks(small):
+    X, y, K = small
+    with pytest.raises(ValueError, match="dampings"):
+        solve_replica(K, y, 1.0, dampings=(1.5,))
+    with pytest.raises(ValueError, match="init"):
+        solve_replica(K, y, 1.0, init=(np.ones(3),) * 3)
+    with pytest.raises(ValueError, match="symmetric"):
+        solve_replica(K + np.triu(np.ones_like(K), 1), y, 1.0)
+
+
+# ----------------------------------------------------------------------------- estimators
+def test_estimators_fields_at_new_inputs(crabs):
+    X, y, _ = crabs
+    test = np.arange(0, 200, 4)
+    train = np.setdiff1d(np.arange(200), test)
+    kernel = RBF(l=np.sqrt(X.shape[1]))
+    theory = ReplicaBootstrap(kernel).fit(X[train], y[train])
+    mc = MonteCarloBootstrap(kernel, n_samples=800, random_state=0).fit(X[train], y[train])
+    mean, var = theory.field_distribution(X[test])
+    samples = mc.field_samples(X[test])
+    # Spec orientation: held-out crabs means within ~0.075, sds within 10-20 %. Check loosely
+    # on the median point (MC SE of the mean with 800 samples ~ 0.01).
+    assert np.median(np.abs(mean - samples.mean(0))) < 0.05
+    ratio = np.sqrt(var) / samples.std(0)
+    assert 0.7 < np.median(ratio) < 1.3
+    proba = theory.predict_proba(X[test])
+    assert proba.shape == (test.size, 2) and np.allclose(proba.sum(1), 1)
+    assert theory.error_632_ == pytest.approx(efron_632(theory.error_))
+    assert abs(theory.error_ - mc.error_) < 4 * mc.error_se_ + 0.003
+
+
+def test_estimator_unfitted_message():
+    with pytest.raises(ValueError, match="fit"):
+        ReplicaBootstrap().field_distribution(np.zeros((2, 3)))
