@@ -1,0 +1,71 @@
+"""Figures of chapter 8 (the bootstrap without resampling). Draw only; compute in svmlib.bootstrap."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import norm
+
+__all__ = ["draw_learning_curves", "draw_field_histogram", "draw_cavity_state", "draw_field_state"]
+
+
+def draw_learning_curves(ax, curves, *, loo=None, title=None):
+    """Theory lines and Monte Carlo symbols (with 2 SE bars) of eps(S/N) for several data sets.
+
+    ``curves``: list of dicts with keys label, S_theory, eps_theory, S_mc, eps_mc, se_mc;
+    ``loo``: optional list of dicts with label, ow, exact (drawn as markers at the right edge).
+    """
+    for k, c in enumerate(curves):
+        colour = f"C{k}"
+        ax.plot(c["S_theory"], c["eps_theory"], "-", color=colour, label=c["label"])
+        if len(c.get("S_mc", ())):
+            ax.errorbar(c["S_mc"], c["eps_mc"], yerr=2 * np.asarray(c["se_mc"]), fmt="o", color=colour, ms=4,
+                        capsize=2)
+        if loo is not None:
+            x_right = max(c["S_theory"]) * 1.25
+            ax.plot([x_right], [loo[k]["ow"]], ">", color=colour, ms=7)
+            ax.plot([x_right], [loo[k]["exact"]], "x", color=colour, ms=7)
+    ax.set_xscale("log")
+    ax.set_xlabel("S / N")
+    ax.set_ylabel("bootstrapped test error")
+    if title:
+        ax.set_title(title)
+    ax.legend(fontsize="small")
+
+
+def draw_field_histogram(ax, samples, mean, var, *, title=None):
+    """Monte Carlo histogram of the field at one input against the theory's Gaussian."""
+    ax.hist(samples, bins=30, density=True, color="0.75", label="Monte Carlo")
+    lo, hi = min(samples.min(), mean - 4 * np.sqrt(var)), max(samples.max(), mean + 4 * np.sqrt(var))
+    h = np.linspace(lo, hi, 300)
+    ax.plot(h, norm.pdf(h, mean, np.sqrt(var)), "C0", label="theory")
+    ax.axvline(0, color="k", lw=0.8)
+    ax.set_xlabel("field f(x)")
+    if title:
+        ax.set_title(title)
+
+
+def draw_cavity_state(fig, state):
+    """Widget figure: learning-curve point (left) and per-point cavity Gaussians (right)."""
+    ax1, ax2 = fig.subplots(1, 2)
+    ax1.plot(state["S_grid"], state["eps_grid"], "C0-")
+    ax1.plot([state["S_over_N"]], [state["error"]], "C1o", ms=8)
+    ax1.set_xscale("log")
+    ax1.set_xlabel("S / N")
+    ax1.set_ylabel("eps(S) (theory)")
+    ax1.set_title(f"eps = {state['error']:.4f}, {state['n_iter']} iterations")
+    h = np.linspace(-4, 4, 400)
+    for k, (m, v, y) in enumerate(zip(state["m_c"], state["V_c"], state["y"])):
+        ax2.plot(h, norm.pdf(h, m, np.sqrt(v)), color="C0" if y > 0 else "C1", lw=1)
+    ax2.axvline(0, color="k", lw=0.8)
+    ax2.set_xlabel("y-labelled field at left-out training points")
+    ax2.set_title("cavity Gaussians N(m_c, V_c)")
+    ax2.set_ylim(0, 3)
+
+
+def draw_field_state(fig, state):
+    """Widget figure: the bootstrap distribution of the field at one held-out input."""
+    ax = fig.subplots()
+    draw_field_histogram(ax, state["samples"], state["mean"], state["var"],
+                         title=f"held-out input {state['index']}: P(y=-1|x) theory {state['p_theory']:.3f}, "
+                               f"MC {state['p_mc']:.3f}")
+    ax.legend()
