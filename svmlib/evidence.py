@@ -399,7 +399,7 @@ class NormaliserCurve:
 
 
 def normaliser_curve(kernel, grid, n, C_values, *, CK0, n_chains=50, n_beta=30, n_between=8, n_moves=1,
-                     n_replicas=4, random_state=0, max_se=0.3):
+                     n_replicas=4, random_state=0, max_se=0.5):
     r""":math:`\ln\langle N^n\rangle` for every C of ``C_values`` at fixed :math:`C K_0` by chained sampling.
 
     The "Monte Carlo chaining" of Sollich (2002) as a sequential Monte Carlo sampler
