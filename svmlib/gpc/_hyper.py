@@ -104,6 +104,11 @@ def fit_hyperparameters(X, y, objective="naive", *, length_scale0=None, noise_va
     Returns
     -------
     HyperFit
+
+    Notes
+    -----
+    ``F_naive`` is not a bound on ``-ln Z``; at small noise it overestimates ``-ln Z`` badly
+    and its landscape is steep there, so start from ``noise_var0 ~ 1``.
     """
     _check_method(objective)
     d = X.shape[1]
@@ -133,9 +138,17 @@ def fit_hyperparameters(X, y, objective="naive", *, length_scale0=None, noise_va
                         "noise_var": float(np.exp(theta[-1])), "free_energy": F})
 
     record(theta0)
+    full = np.array([bounds[0]] * d + [bounds[1]], dtype=float)
+    # Stage 1 inside a trust box theta0 +- 1.5: L-BFGS-B's first line search can otherwise leap
+    # to a corner of the bounds (seen for F_naive started at small noise: all l at the lower
+    # bound, sigma^2 at the upper, where K is diagonal and F = n ln 2 is flat). Stage 2 is free.
+    box = np.column_stack([np.maximum(full[:, 0], theta0 - 1.5), np.minimum(full[:, 1], theta0 + 1.5)])
     res = optimize.minimize(fun, theta0, jac=True, method="L-BFGS-B", callback=lambda xk: record(xk),
-                            bounds=[bounds[0]] * d + [bounds[1]],
-                            options={"maxiter": max_iter, "gtol": gtol})
+                            bounds=box, options={"maxiter": max_iter, "gtol": gtol})
+    nit = res.nit
+    res = optimize.minimize(fun, res.x, jac=True, method="L-BFGS-B", callback=lambda xk: record(xk),
+                            bounds=full, options={"maxiter": max(max_iter - nit, 1), "gtol": gtol})
+    res.nit += nit
     F, _, sol = free_energy_and_gradient(res.x, X, y, objective, K0=K0, B2=B2, **warm)
     return HyperFit(np.exp(res.x[:d]), float(np.exp(res.x[-1])), F, objective, int(res.nit),
                     bool(res.success), str(res.message), sol, history)

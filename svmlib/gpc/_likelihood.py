@@ -14,6 +14,7 @@ from scipy.special import log_ndtr
 __all__ = ["log_Phi", "D", "dD"]
 
 _LOG_SQRT_2PI = 0.5 * np.log(2 * np.pi)
+_Z_FAR = 1e6
 
 
 def log_Phi(z):
@@ -28,7 +29,11 @@ def D(z):
     ``z << 0`` (where ``D(z) ~ -z``) never becomes ``0/0``.
     """
     z = np.asarray(z, dtype=float)
-    return np.exp(-0.5 * z * z - _LOG_SQRT_2PI - log_ndtr(z))
+    # Beyond |z| ~ 1e6 use the asymptotics (D = -z - 1/z below, D = 0 above): the
+    # exponent's z^2 would overflow for a diverging iteration.
+    zc = np.clip(z, -_Z_FAR, 40.0)
+    inner = np.exp(-0.5 * zc * zc - _LOG_SQRT_2PI - log_ndtr(zc))
+    return np.where(z < -_Z_FAR, -z - 1.0 / np.where(z < -_Z_FAR, z, -1.0), np.where(z > 40.0, 0.0, inner))
 
 
 def dD(z, Dz=None):

@@ -171,7 +171,8 @@ def solve_fixed_point(K, y, lam, *, alpha0=None, solver="newton", damping=1.0, t
             return alpha, it - 1, True, float(np.max(np.abs(R)))
         if solver == "iterate":
             trial = alpha - damping * R
-            R_trial = residual(trial)
+            with np.errstate(over="ignore", invalid="ignore"):  # a blow-up is caught just below
+                R_trial = residual(trial)
             if not np.all(np.isfinite(R_trial)):
                 # The iteration blew up (fields overflowed): stop at the last finite iterate.
                 return alpha, it, False, float("inf")
