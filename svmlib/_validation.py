@@ -73,6 +73,11 @@ def check_binary_labels(y):
     except ValueError as err:
         raise ValueError(f"y is not a valid vector of class labels: {err}") from None
     classes = np.unique(y)
+    if target == "continuous":
+        raise ValueError(
+            f"y looks continuous (non-integer numbers such as {classes[:3]!r}); class labels must be "
+            "integers, strings or booleans. Map your two classes to e.g. -1/+1."
+        )
     if classes.size != 2 or target not in ("binary", "multiclass"):
         raise ValueError(
             f"An SVM separates exactly two classes, but y has {classes.size} distinct "
@@ -93,7 +98,6 @@ def check_data(X, y, *, name="X"):
     try:
         X, y_raw = check_X_y(
             X, y, dtype=np.float64, ensure_all_finite=True, ensure_2d=True, y_numeric=False,
-            input_name=name,
         )
     except ValueError as err:
         raise ValueError(
@@ -152,7 +156,9 @@ def _is_array_like_number(value):
 
 def check_positive_int(value, name, *, minimum=1):
     """Check an integer parameter such as a polynomial degree or an iteration count."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer >= {minimum}, got {value!r}.")
+    if not isinstance(value, numbers.Integral):
         if isinstance(value, numbers.Real) and float(value).is_integer():
             value = int(value)
         else:
