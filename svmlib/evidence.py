@@ -109,9 +109,9 @@ def laplace_log_naive_evidence(K, y, alpha, C):
     logdet = 0.0
     if m.any():
         r = np.sqrt(lam[m])
-        with blas_single_thread():
-            # symmetric form I + L^1/2 K L^1/2 has the same determinant and is positive definite
-            chol = linalg.cholesky(np.eye(m.sum()) + r[:, None] * K[np.ix_(m, m)] * r[None, :], lower=True)
+        # symmetric form I + L^1/2 K L^1/2 has the same determinant and is positive definite
+        # (small matrices: no BLAS-thread context here, callers in hot loops set one up once)
+        chol = linalg.cholesky(np.eye(m.sum()) + r[:, None] * K[np.ix_(m, m)] * r[None, :], lower=True)
         logdet = 2.0 * np.sum(np.log(np.diag(chol)))
     return float(-0.5 * np.sum(y * alpha * theta) - C * np.sum(hinge(y * theta)) + n * _log_kappa(C) - 0.5 * logdet)
 
@@ -522,11 +522,13 @@ def evidence_curve(X, y, kernel, C_values, *, CK0, grid=None, normaliser="chain"
     base_K0 = float(kern.K0)
     K_unit = kern(X) / base_K0                      # kernel at K0 = 1 (B2 scaled with it)
     # Solve once at C = 1, K0 = CK0: alpha(C) = C a, theta* unchanged along the curve.
-    sol = solve_no_bias_dual(CK0 * K_unit, y, 1.0)
-    a = sol.alpha
-    theta = CK0 * K_unit @ (a * y)
-    K0s = CK0 / C_values
-    log_naive = np.array([laplace_log_naive_evidence(K0 * K_unit, y, C * a, C) for C, K0 in zip(C_values, K0s)])
+    with blas_single_thread():  # entered once: threadpoolctl costs ~10 ms per entry
+        sol = solve_no_bias_dual(CK0 * K_unit, y, 1.0, _threads=False)
+        a = sol.alpha
+        theta = CK0 * K_unit @ (a * y)
+        K0s = CK0 / C_values
+        log_naive = np.array([laplace_log_naive_evidence(K0 * K_unit, y, C * a, C)
+                              for C, K0 in zip(C_values, K0s)])
 
     m = C_values.size
     log_norm, se, ess = np.zeros(m), np.zeros(m), np.full(m, np.nan)

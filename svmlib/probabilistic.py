@@ -24,6 +24,7 @@ kernels and amplitudes (:class:`GridPrior`).
 
 from __future__ import annotations
 
+from contextlib import nullcontext as _nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -504,7 +505,7 @@ class NoBiasDualSolution:
     objective: float
 
 
-def solve_no_bias_dual(K, y, C, *, tol=1e-9, max_iter=None):
+def solve_no_bias_dual(K, y, C, *, tol=1e-9, max_iter=None, _threads=True):
     r"""Maximise :math:`\sum\alpha - \tfrac12 \alpha^T Y K Y \alpha` over :math:`0 \le \alpha_i \le C` (eq. gp-map-dual).
 
     With the bias variance :math:`B^2` inside :math:`K` the MAP has no equality constraint:
@@ -528,7 +529,8 @@ def solve_no_bias_dual(K, y, C, *, tol=1e-9, max_iter=None):
         raise ValueError(f"K must be a finite ({n}, {n}) kernel matrix for {n} labels; got shape {K.shape}.")
     max_iter = 10 * n + 100 if max_iter is None else check_positive_int(max_iter, "max_iter")
     Q = K * np.outer(y, y)
-    with blas_single_thread():
+    # _threads=False: the caller already limits BLAS threads (entering the limit costs ~10 ms)
+    with blas_single_thread() if _threads else _nullcontext():
         alpha = _coordinate_ascent(Q, C, sweeps=20)
         alpha, it, converged = _active_set(Q, alpha, C, tol, max_iter)
     if not converged:

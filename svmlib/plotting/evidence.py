@@ -1,0 +1,49 @@
+"""Figures of chapter 6 (evidence and error bars): data and fits, evidence curves, class probabilities."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["draw_toy_fit", "draw_evidence_curves", "draw_class_probability", "draw_evidence_state"]
+
+
+def draw_toy_fit(ax, grid, theta_true, theta_svm, X, y):
+    """True latent function, the SVM's theta*, and the data (at y = +-1)."""
+    ax.plot(grid, theta_true, label="true $\\theta(x)$")
+    ax.plot(grid, theta_svm, "--", label="SVM $\\theta^*(x)$")
+    ax.plot(X, y, "o", mfc="none", ms=4, color="k", label="data")
+    ax.axhspan(-1, 1, color="0.9", zorder=0)
+    ax.set(xlabel="$x$", ylabel="$\\theta$", title="data from the model")
+    ax.legend(loc="lower right")
+
+
+def draw_evidence_curves(ax, C, log_full, log_naive, C_true=None):
+    """Full and naive log evidence against C (each shifted to maximum 0), maxima marked."""
+    for values, label, style in ((log_full, "full", "-"), (log_naive, "naive", "--")):
+        shifted = values - np.max(values)
+        line, = ax.semilogx(C, shifted, style, label=f"{label}: max at C = {C[np.argmax(values)]:.2f}")
+        ax.plot(C[np.argmax(values)], 0, "o", color=line.get_color())
+    if C_true is not None:
+        ax.axvline(C_true, color="0.5", lw=1, label=f"true C = {C_true:g}")
+    lo = min(np.min(log_full - np.max(log_full)), np.min(log_naive - np.max(log_naive)))
+    ax.set(xlabel="C (with C K0 fixed)", ylabel="log evidence - max", ylim=(max(lo, -15), 1),
+           title="evidence")
+    ax.legend(loc="lower center")
+
+
+def draw_class_probability(ax, grid, p_true, p_svm, p_other=None, other_label=None):
+    """True P(y = +1 | x) against the plug-in estimate (and optionally another, e.g. Platt)."""
+    ax.plot(grid, p_true, label="true")
+    ax.plot(grid, p_svm, "--", label="SVM plug-in")
+    if p_other is not None:
+        ax.plot(grid, p_other, ":", label=other_label)
+    ax.set(xlabel="$x$", ylabel="$P(y=+1|x)$", ylim=(-0.02, 1.02), title="class probability")
+    ax.legend(loc="best")
+
+
+def draw_evidence_state(fig, state):
+    """Widget view: data and fit, evidence curves, class probability."""
+    ax1, ax2, ax3 = fig.subplots(1, 3)
+    draw_toy_fit(ax1, state["grid"], state["theta_true"], state["theta_svm"], state["X"], state["y"])
+    draw_evidence_curves(ax2, state["C"], state["log_full"], state["log_naive"], state["C_true"])
+    draw_class_probability(ax3, state["grid"], state["p_true"], state["p_svm"])

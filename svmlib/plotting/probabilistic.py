@@ -1,0 +1,52 @@
+"""Figures of chapter 5 (the SVM as a GP model): prior samples through P(y=+1|x), the likelihood."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..probabilistic import class_probability, likelihood, nu
+
+__all__ = ["draw_likelihood", "draw_probability_map", "draw_prior_panels", "draw_prior_sample"]
+
+
+def draw_likelihood(ax, C):
+    """Q(+1|theta), Q(-1|theta) and their sum nu(theta) against theta (eqs. gp-likelihood, gp-nu)."""
+    theta = np.linspace(-3, 3, 601)
+    ax.plot(theta, likelihood(np.ones_like(theta), theta, C), label="$Q(+1|\\theta)$")
+    ax.plot(theta, likelihood(-np.ones_like(theta), theta, C), label="$Q(-1|\\theta)$")
+    ax.plot(theta, nu(theta, C), "k", label="$\\nu(\\theta)$")
+    ax.fill_between(theta, nu(theta, C), 1, color="0.8", label="don't know")
+    ax.set(xlabel="$\\theta$", ylabel="probability", ylim=(0, 1.02), title=f"C = {C:g}")
+    ax.legend(loc="lower center")
+
+
+def draw_probability_map(ax, prob, title=""):
+    """P(y = +1 | x) on the unit square in greyscale (white = +1, black = -1, grey = uncertain)."""
+    m = int(round(np.sqrt(prob.size)))
+    ax.imshow(prob.reshape(m, m), origin="lower", extent=(0, 1, 0, 1), cmap="gray", vmin=0, vmax=1)
+    ax.set(title=title, xticks=[0, 1], yticks=[0, 1])
+    ax.grid(False)
+
+
+def draw_prior_panels(fig, panels, ncols=3):
+    """A grid of probability maps; ``panels`` is a list of dicts with ``prob``, ``title``."""
+    nrows = int(np.ceil(len(panels) / ncols))
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    for ax, panel in zip(axes.flat, panels):
+        draw_probability_map(ax, panel["prob"], panel["title"])
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+
+
+def draw_prior_sample(fig, state):
+    """Widget view: the latent sample theta(x) with the gap |theta| < 1, and P(y = +1 | x)."""
+    ax1, ax2 = fig.subplots(1, 2)
+    m = state["m"]
+    th = state["theta"].reshape(m, m)
+    lim = max(1.5, float(np.abs(th).max()))
+    ax1.imshow(th, origin="lower", extent=(0, 1, 0, 1), cmap="RdBu_r", vmin=-lim, vmax=lim)
+    ax1.contour(np.linspace(0, 1, m), np.linspace(0, 1, m), th, levels=[-1, 1], colors="k", linewidths=0.8)
+    ax1.set(title="prior sample $\\theta(x)$; contours $\\theta = \\pm 1$", xticks=[0, 1], yticks=[0, 1])
+    ax1.grid(False)
+    draw_probability_map(ax2, class_probability(state["theta"], state["C"]),
+                         f"$P(y=+1|x)$, gap share {state['gap_share']:.2f}")
