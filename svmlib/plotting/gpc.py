@@ -1,0 +1,100 @@
+"""Figures of chapter 7 (mean-field GP classification). Draw only; the states come from svmlib.gpc."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "METHOD_LABELS",
+    "draw_posterior_means",
+    "draw_bias_vs_noise",
+    "draw_hyper_history",
+    "draw_online_errors",
+    "draw_online_state",
+]
+
+METHOD_LABELS = {"naive": "naive MF", "ensemble": "ensemble MF", "ep": "EP (TAP)", "online": "online, 1 sweep"}
+_MARKERS = {"naive": "^", "ensemble": "v", "ep": "o", "online": "s"}
+
+
+def draw_posterior_means(fig, state, *, methods=("naive", "ensemble", "ep", "online")):
+    """Left: each method's posterior means <a_i> against MCMC (with 2 s.e. bars). Right: relative errors."""
+    ax, bx = fig.subplots(1, 2, width_ratios=[1.4, 1])
+    ref, se = state["mcmc"], state["mcmc_se"]
+    lim = 1.1 * max(np.abs(ref).max(), max(np.abs(state["means"][m]).max() for m in methods))
+    ax.plot([-lim, lim], [-lim, lim], color="0.6", lw=1, zorder=0)
+    for m in methods:
+        ax.errorbar(ref, state["means"][m], xerr=2 * se, fmt=_MARKERS[m], ms=4, lw=0.6, alpha=0.85,
+                    label=f"{METHOD_LABELS[m]} (slope {state['slope'][m]:.2f})")
+    ax.set(xlim=(-lim, lim), ylim=(-lim, lim), xlabel=r"MCMC $\langle a_i\rangle$",
+           ylabel=r"approximate $\langle a_i\rangle$", aspect="equal")
+    ax.legend(fontsize="small", loc="upper left")
+    errs = [100 * state["rel_error"][m] for m in methods]
+    bx.bar(range(len(methods)), errs, color=[f"C{k}" for k in range(len(methods))])
+    bx.axhline(100 * state["mcmc_rel_se"], color="k", ls="--", lw=1, label="MCMC noise (1 s.e.)")
+    bx.set_xticks(range(len(methods)), [METHOD_LABELS[m].split(",")[0] for m in methods], rotation=20)
+    bx.set(ylabel=r"$|m - m_{\rm MCMC}| / |m_{\rm MCMC}|$ (%)",
+           title=fr"$\sigma^2$ = {state['noise_var']:g}, $l$ = {state['length_scale']:g}")
+    bx.legend(fontsize="small")
+
+
+def draw_bias_vs_noise(fig, noise_levels, slopes):
+    """Slope of each method's means against the exact ones, as the noise shrinks (log x axis)."""
+    ax = fig.subplots()
+    for m, values in slopes.items():
+        ax.semilogx(noise_levels, values, marker=_MARKERS.get(m, "o"), label=METHOD_LABELS.get(m, m))
+    ax.axhline(1.0, color="0.5", lw=1)
+    ax.invert_xaxis()
+    ax.set(xlabel=r"probit noise $\sigma^2$ (decreasing →)", ylabel="slope against MCMC / EP",
+           title="Naive MF overshoots, ensemble MF undershoots")
+    ax.legend(fontsize="small")
+
+
+def draw_hyper_history(fig, free_energies, test_errors, *, label="naive MF"):
+    """The seed's Fig. 1: free energy and test errors against hyperparameter updates."""
+    ax, bx = fig.subplots(1, 2)
+    it = np.arange(len(free_energies))
+    ax.plot(it, free_energies, marker="o", ms=3)
+    ax.set(xlabel="hyperparameter update", ylabel=f"free energy ({label})")
+    bx.plot(it, test_errors, marker="o", ms=3, color="C1")
+    bx.set(xlabel="hyperparameter update", ylabel="test errors (of 332)")
+
+
+def draw_online_errors(fig, train_errors, test_errors, n_train, n_test, *, title=None):
+    """The seed's Fig. 2: training and test errors against examples presented; dashed line = end of sweep 1."""
+    ax = fig.subplots()
+    t = np.arange(1, len(train_errors) + 1)
+    ax.plot(t, 100 * np.asarray(train_errors) / n_train, label=f"training error (of {n_train})")
+    ax.plot(t, 100 * np.asarray(test_errors) / n_test, label=f"test error (of {n_test})")
+    ax.axvline(n_train, color="k", ls="-.", lw=1, label="end of the single sweep")
+    ax.set(xlabel="examples presented", ylabel="error (%)", ylim=(0, None), title=title)
+    ax.legend(fontsize="small")
+
+
+def draw_online_state(fig, state):
+    """Left: the online mean <f>(x) after t examples (seen points bold). Right: the error curves so far."""
+    ax, bx = fig.subplots(1, 2, width_ratios=[1, 1.2])
+    g = state["grid"]
+    ax.contourf(g[0], g[1], state["f_grid"], levels=np.linspace(-2.5, 2.5, 11), cmap="RdBu_r", extend="both",
+                alpha=0.6)
+    if np.ptp(state["f_grid"]) > 0:
+        ax.contour(g[0], g[1], state["f_grid"], levels=[0], colors="k", linewidths=1.5)
+    X, y, seen = state["X"], state["y"], state["seen"]
+    for label, colour in ((-1, "C0"), (1, "C1")):
+        sel = y == label
+        ax.scatter(*X[sel & ~seen].T, s=12, c=colour, alpha=0.3)
+        ax.scatter(*X[sel & seen].T, s=26, c=colour, edgecolors="k", linewidths=0.7)
+    if state["current"] is not None:
+        ax.scatter(*X[state["current"]], s=160, facecolors="none", edgecolors="k", linewidths=2)
+    ax.set(aspect="equal", xlim=(g[0].min(), g[0].max()), ylim=(g[1].min(), g[1].max()),
+           title=f"after {state['t']} examples presented")
+    n = len(y)
+    t_all = np.arange(1, len(state["train_errors"]) + 1)
+    bx.plot(t_all, state["train_errors"], color="C0", alpha=0.25)
+    bx.plot(t_all, state["test_errors"], color="C1", alpha=0.25)
+    k = state["t"]
+    bx.plot(t_all[:k], state["train_errors"][:k], color="C0", label=f"training errors (of {n})")
+    bx.plot(t_all[:k], state["test_errors"][:k], color="C1", label=f"test errors (of {state['n_test']})")
+    bx.axvline(n, color="k", ls="-.", lw=1)
+    bx.set(xlabel="examples presented", ylabel="errors", ylim=(0, None))
+    bx.legend(fontsize="small")
