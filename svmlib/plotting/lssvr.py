@@ -6,7 +6,7 @@ Every function draws a state computed by :mod:`svmlib.lssvr`; nothing expensive 
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.ticker import FuncFormatter, LogLocator
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
 
 __all__ = [
     "BAND_LABELS",
@@ -24,7 +24,7 @@ BAND_LABELS = {
 def _plain_log_label(v, _pos=None):
     if 1e-2 <= v <= 1e2:
         return f"{v:g}"
-    return f"{v:.0e}".replace("e+0", "e").replace("e-0", "e-").replace("1e", "1e")
+    return f"{v:.0e}".replace("e+0", "e").replace("e-0", "e-")
 
 
 _PLAIN_LOG = FuncFormatter(_plain_log_label)
@@ -34,7 +34,8 @@ def _light_log_axis(ax, axis="y", numticks=5):
     """Few major ticks and no minor ones: log axes with grid lines were the slowest part of a redraw."""
     target = ax.yaxis if axis == "y" else ax.xaxis
     target.set_major_locator(LogLocator(numticks=numticks))
-    target.set_minor_locator(LogLocator(subs=[]))
+    target.set_minor_locator(NullLocator())
+    target.set_minor_formatter(NullFormatter())
     # Plain "1e-08" labels: the default 10^{k} labels go through mathtext, slow to lay out.
     target.set_major_formatter(_PLAIN_LOG)
 
@@ -72,13 +73,12 @@ def draw_sinc_bands(fig, state, *, keys=("std_eq16", "std_full", "gp_std"), fixe
     """
     names = list(keys)
     grid = _grid(fig, fixed_layout, left=0.07, right=0.99, bottom=0.1, top=0.9, wspace=0.05, hspace=0.15)
-    axes = fig.subplot_mosaic([names, ["sd"] * len(names)], sharex=True,
+    axes = fig.subplot_mosaic([names, ["sd"] * len(names)],
                               gridspec_kw={"height_ratios": [3, 1.4], **grid})
     for j, key in enumerate(names):
         ax = axes[key]
         _sinc_panel(ax, state, key)
         ax.set_ylim(-0.9, 1.5)
-        ax.set_xlabel("")
         if j:
             ax.tick_params(labelleft=False)
         axes["sd"].semilogy(state["x"], np.maximum(state[key], 1e-12), color=_COLORS[key], label=BAND_LABELS[key])
@@ -87,6 +87,7 @@ def draw_sinc_bands(fig, state, *, keys=("std_eq16", "std_full", "gp_std"), fixe
     sd = axes["sd"]
     for edge in state["data_range"]:
         sd.axvline(edge, color="#D55E00", ls=":", lw=1.0)
+    sd.set_xlim(state["x"][0], state["x"][-1])
     sd.set_ylim(1e-6, 3.0)
     _light_log_axis(sd)
     sd.set_ylabel("sd of f(x)")
