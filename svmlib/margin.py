@@ -30,7 +30,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from ._threads import blas_single_thread
-from ._validation import check_binary_labels, check_inputs
+from ._validation import check_data, check_inputs
 
 __all__ = [
     "line_from_angle",
@@ -45,21 +45,6 @@ __all__ = [
     "MaxMarginSolution",
     "max_margin_hyperplane",
 ]
-
-
-def check_data(X, y):
-    """Inputs as a finite 2-D float array and labels mapped to -1/+1, with matching lengths.
-
-    (A local stand-in for ``svmlib._validation.check_data``, which passes an argument that
-    scikit-learn 1.9's ``check_X_y`` no longer accepts.)
-    """
-    if y is None:
-        raise ValueError("y is required: give one class label per row of X.")
-    X = check_inputs(X)
-    y_pm, classes = check_binary_labels(y)
-    if y_pm.shape[0] != X.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows but y has {y_pm.shape[0]} labels; give one label per row.")
-    return X, y_pm, classes
 
 
 # ---------------------------------------------------------------------------

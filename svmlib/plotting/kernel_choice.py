@@ -1,0 +1,28 @@
+"""Figures of chapter 4 (kernels): decision boundary and support vectors of a kernel SVM."""
+
+from __future__ import annotations
+
+from .maximum_margin import scatter_classes
+from .smo import draw_decision_regions
+
+__all__ = ["draw_kernel_boundary"]
+
+
+def draw_kernel_boundary(fig, state, ax=None):
+    """Chapter 4 widget: regions sign f(x), boundary f = 0, margins f = +-1, support vectors ringed."""
+    if ax is None:
+        ax = fig.subplots()
+    X, y = state["X"], state["y"]
+    draw_decision_regions(ax, state["grid_x"], state["grid_y"], state["grid_f"])
+    scatter_classes(ax, X, y, s=18)
+    sv = state["support"]
+    ax.scatter(X[sv, 0], X[sv, 1], s=80, facecolors="none", edgecolors="black", lw=0.9,
+               label=f"{sv.size} support vectors", zorder=4)
+    ax.set_xlim(state["grid_x"].min(), state["grid_x"].max())
+    ax.set_ylim(state["grid_y"].min(), state["grid_y"].max())
+    ax.set_xlabel("$x_1$")
+    ax.set_ylabel("$x_2$")
+    ax.legend(loc="lower left", fontsize="x-small")
+    ax.set_title(f"{state['label']}: train acc {state['train_accuracy']:.2f}, test acc {state['test_accuracy']:.2f}",
+                 fontsize="small")
+    return ax
