@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from .._threads import blas_single_thread
+from ._blas import blas_single_thread
 from sklearn.utils.validation import check_X_y
 
 from .._validation import check_binary_labels, check_inputs, check_positive, check_positive_int
