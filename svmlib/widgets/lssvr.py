@@ -12,7 +12,7 @@ import functools
 import numpy as np
 
 from ..lssvr import epsilon_convergence, sinc_bands
-from ..plotting.lssvr import draw_epsilon_convergence, draw_sinc_bands
+from ..plotting.lssvr import draw_epsilon_convergence, draw_sinc_bands, sinc_caption
 from ._base import Explorer, scrubber, slider
 
 __all__ = [
@@ -51,8 +51,8 @@ def sinc_explorer(c=1.0, gamma=1.0, n=N_WIDGET):
         "c": slider(float(c), 0.2, 3.0, 0.1, "c (RBF width⁻¹)"),
         "gamma": slider(float(gamma), -2, 3, 0.25, "γ", log=True),
     }
-    return Explorer(functools.partial(_sinc_compute, n=n), functools.partial(draw_sinc_bands, fixed_layout=True),
-                    controls, figsize=(11, 4.6))
+    draw = functools.partial(draw_sinc_bands, fixed_layout=True, sd_panel=False)
+    return Explorer(functools.partial(_sinc_compute, n=n), draw, controls, figsize=(11, 3.4), caption=sinc_caption)
 
 
 def sinc_scrubber(values=(0.3, 0.5, 1.0, 2.0, 3.0), gamma=1.0, n=N_WIDGET):
