@@ -9,14 +9,24 @@ from __future__ import annotations
 
 import functools
 
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 __all__ = ["blas_single_thread", "single_threaded"]
 
+# Scanning the loaded libraries costs ~10 ms; do it once, not on every call.
+_CONTROLLER = None
+
+
+def _controller():
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER
+
 
 def blas_single_thread():
-    """Context manager limiting BLAS/OpenMP pools to one thread."""
-    return threadpool_limits(limits=1, user_api="blas")
+    """Context manager limiting BLAS pools to one thread."""
+    return _controller().limit(limits=1, user_api="blas")
 
 
 def single_threaded(func):
