@@ -32,7 +32,8 @@ def test_explorer_recomputes_when_a_slider_moves():
     assert np.isclose(explorer.state["y"][10], np.exp(-1.0))
     assert len(explorer.fig.axes) == 1  # redrawn, not stacked
     assert explorer.last_seconds > 0
-    assert explorer.widget.children[1] is explorer.out
+    assert explorer.widget.children[1] is explorer.image
+    assert explorer.image.value[:8] == b"\x89PNG\r\n\x1a\n"  # the rendered figure
 
 
 def test_slider_kinds():

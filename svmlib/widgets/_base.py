@@ -14,12 +14,14 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import re
 import time
 
 import ipywidgets as widgets
-from IPython.display import HTML, clear_output, display
+from IPython.display import HTML, display
 from matplotlib.animation import FuncAnimation
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 __all__ = ["Explorer", "scrubber", "slider", "dropdown"]
@@ -67,7 +69,10 @@ class Explorer:
         self.controls = dict(controls)
         self.caption = caption
         self.fig = Figure(figsize=figsize, layout="constrained")
-        self.out = widgets.Output()
+        FigureCanvasAgg(self.fig)  # a bare Figure's canvas.draw() renders nothing; Agg really draws
+        # The figure is shown as PNG bytes in an Image widget: one render per event, and the
+        # embedded widget state of the static book holds the default figure.
+        self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%", height="auto"))
         self.label = widgets.HTML()
         self.state = None
         self.n_updates = 0
@@ -89,12 +94,11 @@ class Explorer:
         self.state = self.compute(**self.values())
         self.fig.clear()
         self.draw(self.fig, self.state)
-        self.fig.canvas.draw()  # render now, so latency measurements include drawing
+        buffer = io.BytesIO()
+        self.fig.savefig(buffer, format="png")  # renders with Agg: latency includes drawing
+        self.image.value = buffer.getvalue()
         if self.caption is not None:
             self.label.value = self.caption(self.state)
-        with self.out:
-            clear_output(wait=True)
-            display(self.fig)
         self.n_updates += 1
         self.last_seconds = time.perf_counter() - start
         return self.state
@@ -104,7 +108,7 @@ class Explorer:
         """The ipywidgets layout: controls above the figure."""
         return widgets.VBox([widgets.HBox(list(self.controls.values()),
                                           layout=widgets.Layout(flex_flow="row wrap")),
-                             self.out, self.label])
+                             self.image, self.label])
 
     def _ipython_display_(self):
         display(self.widget)
