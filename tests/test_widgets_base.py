@@ -47,4 +47,5 @@ def test_scrubber_is_deterministic_and_has_one_frame_per_value():
     second = scrubber(_compute, _draw, "a", [1.0, 2.0, 3.0]).data
     assert first == second
     assert first.count("data:image/png;base64") == 3
+    assert "https://" not in first and "fa fa-" not in first  # plays offline: no CDN icon font
     assert scrubber(_compute, _draw, "a", [1.0, 2.5]).data != first

@@ -114,6 +114,23 @@ class Explorer:
         display(self.widget)
 
 
+# matplotlib's player loads Font Awesome 4 from a CDN for its button icons; offline that
+# leaves blank buttons, so the icons become plain Unicode symbols.
+_FONT_AWESOME_LINK = re.compile(r'<link rel="stylesheet"\s+href="https://maxcdn[^"]*font-awesome[^"]*">')
+_ICONS = {
+    "fa fa-minus": "\u2212", "fa fa-fast-backward": "\u23ee", "fa fa-step-backward": "\u23f4\u2502",
+    "fa fa-play fa-flip-horizontal": "\u25c0", "fa fa-pause": "\u23f8", "fa fa-play": "\u25b6",
+    "fa fa-step-forward": "\u2502\u23f5", "fa fa-fast-forward": "\u23ed", "fa fa-plus": "+",
+}
+
+
+def _offline_controls(html):
+    html = _FONT_AWESOME_LINK.sub("", html)
+    for css, symbol in _ICONS.items():
+        html = html.replace(f'<i class="{css}"></i>', symbol)
+    return html
+
+
 def scrubber(compute, draw, name, values, *, fixed=None, figsize=(8, 4), interval=600):
     """A kernel-free slider through precomputed states of one parameter.
 
@@ -135,6 +152,7 @@ def scrubber(compute, draw, name, values, *, fixed=None, figsize=(8, 4), interva
 
     anim = FuncAnimation(fig, frame, frames=len(states), interval=interval, blit=False)
     html = anim.to_jshtml(default_mode="once")
+    html = _offline_controls(html)
     # matplotlib names the elements with a random uuid4; derive the id from the frames instead.
     ids = set(re.findall(r"_anim_img([0-9a-f]{32})", html))
     stripped = html
