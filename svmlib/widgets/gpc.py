@@ -10,6 +10,8 @@ The online widget precomputes the sweep once; an event only evaluates the stored
 
 from __future__ import annotations
 
+import functools
+
 import ipywidgets as widgets
 import numpy as np
 
@@ -63,7 +65,8 @@ def means_explorer(noise_var=0.1, length_scale=1.0, *, precompute=False):
         "length_scale": widgets.SelectionSlider(options=list(LENGTH_GRID), value=length_scale,
                                                 description="l (length scale)", continuous_update=False, style=style),
     }
-    return Explorer(means_state, draw_posterior_means, controls, figsize=(10, 4.2))
+    return Explorer(means_state, functools.partial(draw_posterior_means, fixed_layout=True), controls,
+                    figsize=(10, 4.2))
 
 
 def means_scrubber(values=NOISE_GRID, length_scale=1.0):
@@ -90,7 +93,7 @@ class OnlineDemo:
                            K_eval=K, K_test=kernel(X_test, self.X), y_test=y_test, track=True,
                            snapshots=range(self.n_total + 1))
         self.run, self.n_test = run, n_test
-        xs = np.linspace(-2.2, 2.2, 45)
+        xs = np.linspace(-2.2, 2.2, 36)
         self.grid = np.meshgrid(xs, xs)
         self.K_grid = kernel(np.column_stack([self.grid[0].ravel(), self.grid[1].ravel()]), self.X)
 
@@ -109,7 +112,7 @@ def online_explorer(t=10, demo=None):
     """A slider over the number of examples presented (0 ... two sweeps)."""
     demo = OnlineDemo() if demo is None else demo
     controls = {"t": slider(int(t), 0, demo.n_total, 1, "examples presented")}
-    return Explorer(demo.state, draw_online_state, controls, figsize=(10, 4.2))
+    return Explorer(demo.state, functools.partial(draw_online_state, fixed_layout=True), controls, figsize=(10, 4.2))
 
 
 def online_scrubber(values=(1, 5, 10, 20, 40, 60, 90, 120), demo=None):
