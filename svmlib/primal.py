@@ -45,8 +45,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import (
-    check_binary_labels,
     check_C,
+    check_data,
     check_inputs,
     check_positive,
     check_positive_int,
@@ -64,24 +64,6 @@ _MAX_FREE = 300  # largest on-margin set for which the dual guess is polished by
 # ---------------------------------------------------------------------------
 # The two formulas
 # ---------------------------------------------------------------------------
-def _check_training_set(X, y):
-    """``X`` finite 2-D, ``y`` two classes mapped to -1/+1, one label per row.
-
-    Composed from check_inputs and check_binary_labels rather than
-    ``_validation.check_data``, which (at the time of writing) passes
-    ``input_name`` to ``check_X_y`` and so fails on this scikit-learn.
-    """
-    if y is None:
-        raise ValueError("y is required: give one class label per row of X.")
-    X = check_inputs(X)
-    y_pm, classes = check_binary_labels(y)
-    if y_pm.shape[0] != X.shape[0]:
-        raise ValueError(
-            f"X has {X.shape[0]} rows but y has {y_pm.shape[0]} labels; give one label per row of X."
-        )
-    return X, y_pm, classes
-
-
 def _check_point(w, b, X, y, C):
     """Validate ``(w, b, X, y, C)`` for the objective and its subgradient."""
     X = check_inputs(X)
@@ -403,7 +385,7 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
         return eta0
 
     def _prepare(self, X, y):
-        X, y_pm, classes = _check_training_set(X, y)
+        X, y_pm, classes = check_data(X, y)
         return X, y_pm, classes, self._checked_params(X.shape[0])
 
     # -- the algorithm -------------------------------------------------------
