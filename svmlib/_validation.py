@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_array, check_X_y
 
 __all__ = [
     "check_data",
+    "check_regression_data",
     "check_inputs",
     "check_binary_labels",
     "check_C",
@@ -108,6 +109,22 @@ def check_data(X, y, *, name="X"):
         raise TypeError(f"{name} and y must be array-like of numbers/labels: {err}") from None
     y_pm, classes = check_binary_labels(y_raw)
     return X, y_pm, classes
+
+
+def check_regression_data(X, y, *, name="X"):
+    """Validate a regression training set: finite 2-D ``X`` and one finite real target per row."""
+    if y is None:
+        raise ValueError("y is required: give one real-valued target per row of X.")
+    try:
+        X, y = check_X_y(X, y, dtype=np.float64, ensure_all_finite=True, y_numeric=True)
+    except ValueError as err:
+        raise ValueError(
+            f"{name} must be a finite 2-D array (n_samples, n_features) and y a finite 1-D array with one "
+            f"target per row: {err}"
+        ) from None
+    except TypeError as err:
+        raise TypeError(f"{name} and y must be array-like of numbers: {err}") from None
+    return X, y.astype(float)
 
 
 def _is_real_number(value):

@@ -44,11 +44,16 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, check_X_y
+from sklearn.utils.validation import check_is_fitted
 
-from threadpoolctl import ThreadpoolController
-
-from ._validation import check_inputs, check_kernel_matrix, check_positive, check_random_state
+from ._threads import blas_single_thread
+from ._validation import (
+    check_inputs,
+    check_kernel_matrix,
+    check_positive,
+    check_random_state,
+    check_regression_data,
+)
 from .kernels import RBF, Kernel, make_kernel
 
 __all__ = [
@@ -71,20 +76,6 @@ __all__ = [
     "sinc_bands",
     "epsilon_convergence",
 ]
-
-
-_CONTROLLER = []
-
-
-def blas_single_thread():
-    """One BLAS thread, like :func:`svmlib._threads.blas_single_thread`, but with a controller made once.
-
-    ``threadpool_limits`` rescans the loaded libraries on every call (~1-6 ms here, measured), which
-    dominated the small solves behind the chapter's widgets; a cached controller costs ~10 us.
-    """
-    if not _CONTROLLER:
-        _CONTROLLER.append(ThreadpoolController())
-    return _CONTROLLER[0].limit(limits=1, user_api="blas")
 
 
 # --------------------------------------------------------------------------------------------
@@ -160,21 +151,6 @@ def load_regression_sets():
 # --------------------------------------------------------------------------------------------
 # Validation helpers
 # --------------------------------------------------------------------------------------------
-def _check_regression_data(X, y):
-    if y is None:
-        raise ValueError("y is required: give one real-valued target per row of X.")
-    try:
-        X, y = check_X_y(X, y, dtype=np.float64, ensure_all_finite=True, y_numeric=True)
-    except ValueError as err:
-        raise ValueError(
-            "X must be a finite 2-D array (n_samples, n_features) and y a finite 1-D array with one "
-            f"target per row: {err}"
-        ) from None
-    except TypeError as err:
-        raise TypeError(f"X and y must be array-like of numbers: {err}") from None
-    return X, y.astype(float)
-
-
 def _check_gram(K, y):
     y = np.asarray(y, dtype=float)
     if y.ndim != 1:
@@ -402,7 +378,7 @@ def lemma_gap_path(K, y, gamma, eps_values):
 # --------------------------------------------------------------------------------------------
 class _KernelRegressorBase(RegressorMixin, BaseEstimator):
     def _fit_kernel(self, X, y):
-        X, y = _check_regression_data(X, y)
+        X, y = check_regression_data(X, y)
         self.kernel_ = _kernel_or_default(self.kernel)
         self.X_fit_ = X
         self.n_features_in_ = X.shape[1]
@@ -619,7 +595,7 @@ class EpsilonSweep:
 
 def epsilon_sweep(X, y, eps_values, *, gamma=0.5, kernel=None):
     """Run the seed's Figs. 2-3 experiment on one data set (defaults: ``gamma = 0.5``, ``c^2 = 1``)."""
-    X, y = _check_regression_data(X, y)
+    X, y = check_regression_data(X, y)
     eps_values = np.asarray(eps_values, dtype=float)
     if eps_values.ndim != 1 or eps_values.size == 0 or np.any(~np.isfinite(eps_values)) or np.any(eps_values <= 0):
         raise ValueError("eps_values must be a non-empty 1-D array of positive numbers.")

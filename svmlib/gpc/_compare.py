@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._blas import blas_single_thread
+from .._threads import blas_single_thread
 from ..kernels import RBF
 from ._exact import sample_posterior
 from ._meanfield import METHODS, free_energy, solve_mean_field

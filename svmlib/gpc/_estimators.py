@@ -11,10 +11,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from ._blas import blas_single_thread
-from sklearn.utils.validation import check_X_y
-
-from .._validation import check_binary_labels, check_inputs, check_positive, check_positive_int
+from .._threads import blas_single_thread
+from .._validation import check_data, check_inputs, check_positive, check_positive_int
 from ..kernels import RBF, Kernel, Polynomial, make_kernel
 from ._exact import as_generator
 from ._hyper import fit_hyperparameters
@@ -22,25 +20,6 @@ from ._meanfield import _check_method, free_energy, site_precisions, solve_mean_
 from ._online import online_sweep
 
 __all__ = ["MeanFieldGPC", "SequentialGPC"]
-
-
-def check_data(X, y):
-    """Training data check (local stand-in for ``svmlib._validation.check_data``).
-
-    The shared helper passes ``input_name`` to ``sklearn.utils.check_X_y``, which this
-    scikit-learn does not accept; same messages, without that argument.
-    """
-    if y is None:
-        raise ValueError("y is required: give one class label per row of X.")
-    try:
-        X, y_raw = check_X_y(X, y, dtype=np.float64, ensure_all_finite=True, ensure_2d=True, y_numeric=False)
-    except ValueError as err:
-        raise ValueError("X must be a finite 2-D array (n_samples, n_features) and y a 1-D array "
-                         f"with one label per row: {err}") from None
-    except TypeError as err:
-        raise TypeError(f"X and y must be array-like of numbers/labels: {err}") from None
-    y_pm, classes = check_binary_labels(y_raw)
-    return X, y_pm, classes
 
 
 class _GPCBase(ClassifierMixin, BaseEstimator):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, stats
 
-from ._blas import blas_single_thread
+from .._threads import blas_single_thread
 from .._validation import check_positive_int, check_random_state
 from ._meanfield import _check_problem, _cholesky
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize
 
-from ._blas import blas_single_thread
+from .._threads import blas_single_thread
 from .._validation import check_positive
 from ..kernels import RBF
 from ._meanfield import _check_method, free_energy, free_energy_gradient, solve_mean_field

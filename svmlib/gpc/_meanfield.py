@@ -26,7 +26,7 @@ import numpy as np
 from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 
-from ._blas import blas_single_thread
+from .._threads import blas_single_thread
 from ._likelihood import D, dD, log_Phi
 
 __all__ = [
