@@ -172,3 +172,26 @@ def test_check_random_state_is_sklearns():
 def test_continuous_labels_get_their_own_message():
     with pytest.raises(ValueError, match="continuous"):
         check_binary_labels([0.5, 1.5, 0.5])
+
+
+def test_unusable_label_vectors():
+    with pytest.raises(ValueError, match="not a valid vector of class labels"):
+        check_binary_labels(np.array([1 + 1j, 2 + 0j]))
+    with pytest.raises(TypeError, match="array-like"):
+        check_data([[1 + 2j], [1.0]], [0, 1])
+
+
+def test_check_regression_data():
+    from svmlib._validation import check_regression_data
+
+    X, y = check_regression_data([[0.0], [1.0]], [0.5, 2])
+    assert X.shape == (2, 1) and y.dtype == np.float64
+    np.testing.assert_array_equal(y, [0.5, 2.0])
+    with pytest.raises(ValueError, match="y is required"):
+        check_regression_data([[0.0]], None)
+    with pytest.raises(ValueError, match="one target per row"):
+        check_regression_data([[0.0], [1.0]], [0.5])
+    with pytest.raises(ValueError, match="finite"):
+        check_regression_data([[0.0], [1.0]], [0.5, np.nan])
+    with pytest.raises(TypeError, match="array-like of numbers"):
+        check_regression_data([[1 + 2j], [1.0]], [0.5, 1.0])
