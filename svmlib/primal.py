@@ -349,6 +349,11 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # an SVM separates two classes
+        return tags
+
     # -- parameters ----------------------------------------------------------
     def _checked_params(self, n):
         """Validate the hyperparameters for a training set of ``n`` samples."""
@@ -486,7 +491,8 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
         X = check_inputs(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
-                f"X has {X.shape[1]} features, but PrimalSVC was fitted with {self.n_features_in_}."
+                f"X has {X.shape[1]} features, but PrimalSVC is expecting {self.n_features_in_} features "
+                "as input (the number it was fitted with)."
             )
         return X @ self.coef_[0] + self.intercept_[0]
 
