@@ -53,7 +53,7 @@ from ._validation import (
     check_random_state,
 )
 
-__all__ = ["primal_objective", "hinge_subgradient", "PrimalIterate", "PrimalSVC"]
+__all__ = ["primal_objective", "hinge_subgradient", "PrimalIterate", "PrimalSVC", "PrimalTrace", "primal_trace"]
 
 STEP_RULES = ("constant", "invsqrt", "pegasos")
 BIAS_MODES = ("separate", "augmented")
@@ -500,3 +500,47 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
         """Class labels: ``classes_[1]`` where ``f(x) > 0``, else ``classes_[0]``."""
         positive = self.decision_function(X) > 0  # checks fitted-ness first
         return self.classes_[positive.astype(int)]
+
+
+# ---------------------------------------------------------------------------
+# A trace for figures
+# ---------------------------------------------------------------------------
+class PrimalTrace(NamedTuple):
+    """The whole run as arrays (row ``k`` = after ``k`` epochs), for drawing."""
+
+    coefs: np.ndarray  # (n_epochs + 1, n_features)
+    intercepts: np.ndarray  # (n_epochs + 1,)
+    objectives: np.ndarray  # (n_epochs + 1,), J per epoch (not monotone)
+    best_objectives: np.ndarray  # (n_epochs + 1,), running minimum of J
+    dual_bounds: np.ndarray  # (n_epochs + 1,), running best lower bound on min J
+    best_epoch: int
+    classes: np.ndarray
+
+
+def primal_trace(X, y, *, n_epochs=100, **params):
+    """Run :class:`PrimalSVC` for exactly ``n_epochs`` epochs and return every iterate.
+
+    A plain function of plain values for the book's widgets: ``params`` are
+    PrimalSVC's (``C``, ``step``, ``eta0``, ``batch_size``, ``bias``,
+    ``projection``, ``random_state``).
+
+    Returns
+    -------
+    PrimalTrace
+    """
+    if "max_epochs" in params or "tol" in params:
+        raise TypeError("primal_trace runs exactly n_epochs epochs; do not pass max_epochs or tol.")
+    est = PrimalSVC(max_epochs=n_epochs, tol=None, **params)
+    X, y_pm, classes, checked = est._prepare(X, y)
+    iterates = list(est._iterates(X, y_pm, *checked[:5]))
+    objectives = np.array([it.objective for it in iterates])
+    bounds = np.maximum.accumulate(np.maximum([it.dual_bound for it in iterates], 0.0))  # J >= 0
+    return PrimalTrace(
+        coefs=np.array([it.coef for it in iterates]),
+        intercepts=np.array([it.intercept for it in iterates]),
+        objectives=objectives,
+        best_objectives=np.minimum.accumulate(objectives),
+        dual_bounds=bounds,
+        best_epoch=int(np.argmin(objectives)),
+        classes=classes,
+    )

@@ -454,3 +454,25 @@ _EXPECTED_FAILED = {
 @parametrize_with_checks([PrimalSVC(max_epochs=100)], expected_failed_checks=lambda est: _EXPECTED_FAILED)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+# ---------------------------------------------------------------------------
+# primal_trace: the widget's compute function
+# ---------------------------------------------------------------------------
+def test_primal_trace_matches_fit(blobs):
+    from svmlib.primal import primal_trace
+
+    X, y = blobs
+    params = dict(C=0.5, step="invsqrt", eta0=2.0, batch_size=6, random_state=3)
+    trace = primal_trace(X, y, n_epochs=80, **params)
+    clf = _fit_quiet(max_epochs=80, **params).fit(X, y)
+    assert trace.coefs.shape == (81, 2) and trace.intercepts.shape == (81,)
+    np.testing.assert_array_equal(trace.objectives, clf.objective_history_)
+    np.testing.assert_array_equal(trace.coefs[trace.best_epoch], clf.coef_[0])
+    assert trace.best_objectives[-1] == clf.objective_
+    assert np.all(np.diff(trace.best_objectives) <= 0) and np.all(np.diff(trace.dual_bounds) >= 0)
+    assert np.all(trace.dual_bounds <= trace.best_objectives)
+    assert trace.dual_bounds[-1] == pytest.approx(clf.dual_bound_, rel=1e-12)
+    np.testing.assert_array_equal(trace.classes, [-1.0, 1.0])
+    with pytest.raises(TypeError, match="n_epochs"):
+        primal_trace(X, y, max_epochs=3)
