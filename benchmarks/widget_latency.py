@@ -7,7 +7,8 @@ Each module in svmlib/widgets/ lists ``LATENCY_CASES = [(factory, control, value
 For every case the Explorer is built once (precomputation is not an event), then
 the control is set to each value in turn, ``--repeats`` times; an event is the
 time from setting the value to the redrawn figure (compute + draw + canvas.draw).
-Target: <= 150 ms per event.
+Target: <= 150 ms per event (wall). On a loaded machine the CPU-time column is
+the better estimate of what a reader's idle laptop sees.
 """
 
 from __future__ import annotations
@@ -41,13 +42,14 @@ def cases():
 
 def measure(factory, control, values, repeats):
     explorer = factory()
-    times = []
+    times, cpu = [], []
     for _ in range(repeats):
         for value in values:
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             explorer.controls[control].value = value
             times.append(time.perf_counter() - start)
-    return 1000 * statistics.median(times), 1000 * max(times), len(times)
+            cpu.append(time.process_time() - start_cpu)
+    return 1000 * statistics.median(times), 1000 * statistics.median(cpu), 1000 * max(times), len(times)
 
 
 def main(argv=None):
@@ -57,12 +59,12 @@ def main(argv=None):
     rows = []
     with threadpool_limits(1, "blas"):
         for module, factory, control, values in cases():
-            median, worst, n = measure(factory, control, values, args.repeats)
-            rows.append((f"{module}.{factory.__name__}", control, median, worst, n))
-    print(f"{'widget':52s} {'control':14s} {'median ms':>10s} {'max ms':>8s} {'events':>7s}")
-    for name, control, median, worst, n in rows:
+            median, median_cpu, worst, n = measure(factory, control, values, args.repeats)
+            rows.append((f"{module}.{factory.__name__}", control, median, median_cpu, worst, n))
+    print(f"{'widget':44s} {'control':14s} {'median ms':>10s} {'cpu ms':>7s} {'max ms':>8s} {'events':>7s}")
+    for name, control, median, median_cpu, worst, n in rows:
         flag = "" if median <= TARGET_MS else "  > target"
-        print(f"{name:52s} {control:14s} {median:10.1f} {worst:8.1f} {n:7d}{flag}")
+        print(f"{name:44s} {control:14s} {median:10.1f} {median_cpu:7.1f} {worst:8.1f} {n:7d}{flag}")
     slow = [r for r in rows if r[2] > TARGET_MS]
     print(f"{len(rows)} widget controls timed; {len(slow)} above the {TARGET_MS:.0f} ms target")
     return 1 if slow else 0
