@@ -155,7 +155,7 @@ def _offline_controls(html):
     return html
 
 
-def scrubber(compute, draw, name, values, *, fixed=None, figsize=(8, 4), interval=600):
+def scrubber(compute, draw, name, values, *, fixed=None, figsize=(8, 4), interval=600, dpi=72):
     """A kernel-free slider through precomputed states of one parameter.
 
     ``compute(**fixed, **{name: v})`` is evaluated for every ``v`` in ``values``
@@ -165,7 +165,7 @@ def scrubber(compute, draw, name, values, *, fixed=None, figsize=(8, 4), interva
     """
     fixed = dict(fixed or {})
     states = [compute(**fixed, **{name: v}) for v in values]
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = Figure(figsize=figsize, layout="constrained", dpi=dpi)  # every frame is stored in the page
 
     def frame(k):
         fig.clear()
