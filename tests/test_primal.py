@@ -476,3 +476,12 @@ def test_primal_trace_matches_fit(blobs):
     np.testing.assert_array_equal(trace.classes, [-1.0, 1.0])
     with pytest.raises(TypeError, match="n_epochs"):
         primal_trace(X, y, max_epochs=3)
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import svmlib.primal
+
+    result = doctest.testmod(svmlib.primal, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 3 and result.failed == 0
