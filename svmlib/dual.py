@@ -1,0 +1,675 @@
+r"""The SVM dual by sequential minimal optimisation (SMO).
+
+The soft-margin dual (eq. dual-objective of chapter 3) is
+
+.. math::
+
+    \max_\alpha\; W(\alpha) = \sum_i \alpha_i - \tfrac12 \alpha^\top Q \alpha ,
+    \qquad Q_{ij} = y_i y_j K_{ij}, \qquad 0 \le \alpha_i \le C,
+    \qquad \sum_i y_i \alpha_i = 0 ,
+
+and the classifier is :math:`f(x) = \sum_i \alpha_i y_i K(x, x_i) + b`.
+``C = np.inf`` is the hard margin. Without a bias (``fit_intercept=False``) the
+equality constraint disappears: this is the dual the Gaussian-process and
+replica-bootstrap chapters use (a bias can live inside the kernel as ``B^2``).
+
+The algorithm (Platt 1998; Fan, Chen & Lin 2005) -- the lesson of the chapter
+-- works on one quantity per training point,
+
+.. math:: v_t = y_t - f_0(x_t), \qquad f_0(x) = \sum_i \alpha_i y_i K(x, x_i),
+
+which is libsvm's :math:`-y_t \nabla_t` (minus the label times the gradient of
+the minimised objective :math:`-W`). At the optimum a bias ``b`` exists with
+:math:`v_t = b` on free support vectors, :math:`v_t \le b` or :math:`\ge b` on
+the others, depending on which way their :math:`\alpha_t` may still move.
+
+* ``I_up`` holds the points whose :math:`y_t \alpha_t` may increase,
+  ``I_low`` those whose :math:`y_t \alpha_t` may decrease. The KKT conditions
+  say :math:`m = \max_{I_{up}} v \le M = \min_{I_{low}} v`; SMO stops when the
+  maximal violation :math:`m - M` is below ``tol`` (libsvm's ``eps``).
+* Each step moves one pair, ``alpha_i += y_i t`` and ``alpha_j -= y_j t``, which
+  keeps :math:`\sum y \alpha` fixed. ``i`` is the most violating point in
+  ``I_up``; ``j`` maximises the second-order gain :math:`(v_i - v_j)^2 / a_{ij}`,
+  :math:`a_{ij} = K_{ii} + K_{jj} - 2K_{ij}` (WSS 2 of Fan, Chen & Lin, with
+  ``a_ij`` replaced by a tiny ``tau`` if it is not positive).
+* The step is the 1-D Newton step :math:`t = (v_i - v_j) / a_{ij}`, clipped to
+  the box; afterwards only two kernel rows update ``v``:
+  :math:`v \leftarrow v - t (K_i - K_j)`.
+
+Without a bias the pair becomes a single coordinate (greedy choice of the
+coordinate with the largest exact decrease of :math:`-W`) and the stopping rule
+is the largest projected-gradient component.
+
+Sign convention: ``dual_coef_ = y_i alpha_i`` for the label ``classes_[1]``
+mapped to ``y = +1``, the same as scikit-learn's public ``SVC.dual_coef_`` for
+two classes (libsvm's raw ``sv_coef`` uses the first label it meets as +1, so
+its sign may be flipped; scikit-learn flips it back).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import eigh
+from scipy.linalg.blas import daxpy
+from scipy.optimize import linprog
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
+
+from ._threads import blas_single_thread
+from ._validation import check_C, check_data, check_inputs, check_kernel_matrix, check_positive, check_positive_int
+from .kernels import Kernel, make_kernel
+
+__all__ = ["DualSolution", "SMOState", "solve_dual", "smo_steps", "hard_margin_feasible", "DualSVC"]
+
+#: libsvm's TAU: the curvature used when a pair's a_ij = K_ii + K_jj - 2 K_ij <= 0
+#: (duplicate inputs, or a kernel that is not positive definite).
+TAU = 1e-12
+
+#: A hard margin is declared infeasible once sum(alpha) * max K_ii exceeds this.
+#: For separable data sum(alpha) = |w|^2 = 1 / gamma^2 (gamma the geometric margin in
+#: feature space) and max K_ii = R^2 (squared radius of the data), so the bound means
+#: "the margin is below 1e-6 of the data's radius": not separable in double precision.
+HARD_MARGIN_LIMIT = 1e12
+
+
+@dataclass
+class DualSolution:
+    """Result of :func:`solve_dual`.
+
+    Attributes
+    ----------
+    alpha : ndarray (n,)
+        Dual variables, ``0 <= alpha <= C``.
+    b : float
+        Bias (0 when ``fit_intercept=False``).
+    n_iter : int
+        Number of SMO steps taken.
+    converged : bool
+        Whether the KKT violation dropped below ``tol`` before ``max_iter``.
+    objective : float
+        Dual objective ``W = sum(alpha) - alpha^T Q alpha / 2`` (eq. dual-objective).
+    primal_objective : float
+        ``|w|^2 / 2 + C sum_i max(0, 1 - y_i f(x_i))`` at ``w = sum alpha_i y_i phi(x_i)``
+        and this ``b`` (``|w|^2 / 2`` for a hard margin).
+    duality_gap : float
+        ``primal_objective - objective`` (>= 0 up to round-off; 0 at the optimum).
+    kkt_violation : float
+        Maximal violating pair ``m - M`` (with bias) or largest projected-gradient
+        component (without), recomputed from ``K`` at the end.
+    is_support : ndarray of bool (n,)
+        ``alpha > 0``.
+    free : ndarray of bool (n,)
+        ``0 < alpha < C`` (the points on the margin).
+    decision : ndarray (n,)
+        ``f(x_i)`` on the training points, bias included.
+    """
+
+    alpha: np.ndarray
+    b: float
+    n_iter: int
+    converged: bool
+    objective: float
+    primal_objective: float
+    duality_gap: float
+    kkt_violation: float
+    is_support: np.ndarray
+    free: np.ndarray
+    decision: np.ndarray
+
+
+@dataclass
+class SMOState:
+    """One state of the optimisation, as :func:`smo_steps` yields it.
+
+    ``pair`` is the working pair ``(i, j)`` of the step that led here (``(t, t)`` for
+    a single coordinate without bias, ``None`` for the starting point).
+    """
+
+    iteration: int
+    pair: tuple | None
+    alpha: np.ndarray
+    b: float
+    objective: float
+    violation: float
+
+
+# --------------------------------------------------------------------------
+# The two step rules. Each keeps alpha and v = y - K (y * alpha) up to date;
+# ``select()`` returns the working pair, or None when the KKT conditions hold
+# to ``tol``; ``update(i, j)`` takes the step.
+# --------------------------------------------------------------------------
+
+
+class _PairSMO:
+    """SMO with the equality constraint sum(y alpha) = 0: pairs, WSS 2."""
+
+    def __init__(self, K, y, C, alpha, tol):
+        self.K, self.y, self.C, self.tol = K, y, C, tol
+        self.alpha = alpha
+        self.v = y - K @ (y * alpha)
+        self.diag = np.ascontiguousarray(K.diagonal())
+        self.alpha_sum = float(alpha.sum())
+        n = y.shape[0]
+        # Membership of I_up / I_low as additive masks (0 inside, -inf/+inf outside):
+        # max(v + up_mask) and min(v + low_mask) then need no boolean indexing.
+        self.up_mask = np.empty(n)
+        self.low_mask = np.empty(n)
+        for name in ("v_up", "v_low", "gain", "curv"):
+            setattr(self, name, np.empty(n))
+        self._refresh_masks(slice(None))
+        self.violation = np.inf
+        self.hard_margin = _HardMarginWatch(K, y, C, fit_intercept=True)
+
+    def _refresh_masks(self, idx):
+        a, y = self.alpha[idx], self.y[idx]
+        below_C, above_0 = a < self.C, a > 0
+        self.up_mask[idx] = np.where(np.where(y > 0, below_C, above_0), 0.0, -np.inf)
+        self.low_mask[idx] = np.where(np.where(y > 0, above_0, below_C), 0.0, np.inf)
+
+    def _refresh_pair(self, i, j):
+        # scalar version of _refresh_masks for the two changed entries (no array calls)
+        for t in (i, j):
+            a, positive = self.alpha[t], self.y[t] > 0
+            below_C, above_0 = a < self.C, a > 0
+            self.up_mask[t] = 0.0 if (below_C if positive else above_0) else -np.inf
+            self.low_mask[t] = 0.0 if (above_0 if positive else below_C) else np.inf
+
+    def select(self):
+        """Working pair (i, j) by WSS 2, or None when the KKT conditions hold to tol."""
+        v, v_up, v_low = self.v, self.v_up, self.v_low
+        np.add(v, self.up_mask, out=v_up)
+        i = int(v_up.argmax())
+        m = v_up[i]
+        np.add(v, self.low_mask, out=v_low)
+        self.violation = m - v_low.min()  # m - M: -inf when a set is empty
+        if not self.violation >= self.tol:
+            return None
+        # Second-order choice of j: largest (v_i - v_t)^2 / a_it over t in I_low with v_t < v_i.
+        gain, curv = self.gain, self.curv
+        np.subtract(m, v_low, out=gain)  # -inf outside I_low
+        np.maximum(gain, 0.0, out=gain)
+        np.multiply(gain, gain, out=gain)
+        np.add(self.diag, self.diag[i], out=curv)
+        daxpy(self.K[i], curv, a=-2.0)  # curv = K_ii + K_tt - 2 K_it
+        np.maximum(curv, TAU, out=curv)  # the tau fix for non-positive curvature
+        np.divide(gain, curv, out=gain)
+        return i, int(gain.argmax())
+
+    def update(self, i, j):
+        """Newton step along alpha_i += y_i t, alpha_j -= y_j t, clipped to the box."""
+        v, alpha, C = self.v, self.alpha, self.C
+        y_i, y_j, a_i, a_j = self.y[i], self.y[j], alpha[i], alpha[j]
+        t = (v[i] - v[j]) / self.curv[j]
+        room_i = C - a_i if y_i > 0 else a_i  # how far t may go before alpha_i leaves [0, C]
+        room_j = a_j if y_j > 0 else C - a_j
+        t = min(t, room_i, room_j)
+        # a point that reaches its bound is set to it exactly (no round-off residue)
+        alpha[i] = (C if y_i > 0 else 0.0) if t == room_i else a_i + y_i * t
+        alpha[j] = (0.0 if y_j > 0 else C) if t == room_j else a_j - y_j * t
+        # f changes by t (K_i - K_j), so v = y - f changes by -t (K_i - K_j)
+        daxpy(self.K[i], v, a=-t)
+        daxpy(self.K[j], v, a=t)
+        self._refresh_pair(i, j)
+        self.alpha_sum += t * (y_i - y_j)
+        self.hard_margin.after_step(self.alpha_sum)
+
+    def bias(self):
+        return _bias_from_v(self.v, self.alpha, self.y, self.C)
+
+
+class _CoordinateDescent:
+    """No equality constraint: one coordinate per step, the one that gains most."""
+
+    def __init__(self, K, y, C, alpha, tol):
+        self.K, self.y, self.C, self.tol = K, y, C, tol
+        self.alpha = alpha
+        self.v = y - K @ (y * alpha)
+        diag = np.ascontiguousarray(K.diagonal())
+        self.diag = np.maximum(diag, TAU)
+        self.alpha_sum = float(alpha.sum())
+        self.violation = np.inf
+        self.hard_margin = _HardMarginWatch(K, y, C, fit_intercept=False)
+
+    def select(self):
+        """The coordinate with the largest exact gain, or None when the KKT conditions hold to tol."""
+        a, C, diag = self.alpha, self.C, self.diag
+        w = self.y * self.v  # = dW/dalpha: alpha_t wants to grow where w_t > 0
+        self.violation = _projected_gradient(w, a, C)
+        if not self.violation >= self.tol:
+            return None
+        # exact maximiser of W along each coordinate, clipped to [0, C]; gain = increase of W
+        self.steps = np.clip(a + w / diag, 0.0, C) - a
+        gain = self.steps * (w - 0.5 * diag * self.steps)
+        t = int(gain.argmax())
+        return t, t
+
+    def update(self, t, _):
+        a, C = self.alpha, self.C
+        d = self.steps[t]
+        new = a[t] + d
+        a[t] = C if new >= C else max(new, 0.0)
+        daxpy(self.K[t], self.v, a=-self.y[t] * d)  # f += y_t d K_t
+        self.alpha_sum += d
+        self.hard_margin.after_step(self.alpha_sum)
+
+    def bias(self):
+        return 0.0
+
+
+def _projected_gradient(w, a, C):
+    """Largest KKT violation of the box-constrained dual: w_t > 0 with room to grow, w_t < 0 with room to shrink."""
+    grow = w[a < C]
+    shrink = w[a > 0]
+    return max(float(grow.max(initial=0.0)), float(-shrink.min(initial=0.0)), 0.0)
+
+
+class _HardMarginWatch:
+    """Detects a hard margin (C = inf) on data the kernel cannot separate.
+
+    Then the dual is unbounded and SMO lets the alphas grow without end -- but only
+    linearly (each pair step is limited by the pair's curvature), so a bound on the
+    alphas alone would take ~1e12 steps to trigger. Two checks:
+
+    * ``sum(alpha) * max K_ii > HARD_MARGIN_LIMIT`` (the margin is below 1e-6 of the
+      data's radius, see HARD_MARGIN_LIMIT);
+    * after a suspicious number of steps (20 n + 1000, then 4x as many each time), an
+      exact test: a linear program for ``y_i f(x_i) >= 1`` with ``f`` in the span of the
+      kernel's (numerically non-zero) eigen-features. A positive-definite ``K`` can
+      always interpolate the labels, so the LP only runs for rank-deficient kernels,
+      where it is small.
+    """
+
+    def __init__(self, K, y, C, *, fit_intercept):
+        self.active = np.isinf(C)
+        if not self.active:
+            return
+        self.K, self.y, self.fit_intercept = K, y, fit_intercept
+        n = y.shape[0]
+        self.alpha_limit = HARD_MARGIN_LIMIT / max(float(K.diagonal().max()), np.finfo(float).tiny)
+        self.steps, self.next_check = 0, 20 * n + 1000
+
+    def after_step(self, alpha_sum):
+        if not self.active:
+            return
+        if alpha_sum > self.alpha_limit:
+            _raise_infeasible()
+        self.steps += 1
+        if self.steps >= self.next_check:
+            self.next_check *= 4
+            if not hard_margin_feasible(self.K, self.y, fit_intercept=self.fit_intercept):
+                _raise_infeasible()
+
+
+def hard_margin_feasible(K, y, *, fit_intercept=True):
+    """True when some ``f = sum_j c_j K(., x_j) (+ b)`` has ``y_i f(x_i) >= 1`` for all i.
+
+    Uses ``K = U diag(lam) U^T``: ``f`` on the training points is ``F u (+ b)`` with
+    ``F = U sqrt(lam)`` over the numerically non-zero eigenvalues (``lam > n eps lam_max``;
+    directions below that carry a margin below ~1e-6 of the data's scale). Full rank
+    means the labels can be interpolated: feasible. Otherwise a linear-programming
+    feasibility problem (scipy's HiGHS) decides.
+    """
+    n = y.shape[0]
+    lam, U = eigh(K)
+    keep = lam > n * np.finfo(float).eps * max(lam[-1], 0.0)
+    if keep.all():
+        return True
+    F = U[:, keep] * np.sqrt(lam[keep])
+    if fit_intercept:
+        F = np.column_stack([F, np.ones(n)])
+    res = linprog(np.zeros(F.shape[1]), A_ub=-(y[:, None] * F), b_ub=-np.ones(n),
+                  bounds=(None, None), method="highs")
+    return res.status != 2  # 2 = infeasible; numerical trouble counts as feasible (SMO goes on)
+
+
+def _raise_infeasible():
+    raise ValueError(
+        "The hard-margin problem (C = inf) is infeasible: the kernel cannot separate the two "
+        "classes (or only with a margin below 1e-6 of the data's scale), so the dual objective "
+        "grows without bound. Use a finite C (a soft margin), e.g. C=10, or a more flexible kernel."
+    )
+
+
+def _bias_from_v(v, alpha, y, C):
+    """b from the free support vectors (their mean), else the midpoint of the KKT bounds, as libsvm."""
+    free = (alpha > 0) & (alpha < C)
+    if free.any():
+        return float(v[free].mean())
+    # bounded points: b >= v_t on I_up, b <= v_t on I_low (see module docstring)
+    at_zero = alpha <= 0
+    lower_side = np.where(y > 0, at_zero, ~at_zero)  # y=+1 at 0, y=-1 at C
+    upper_side = ~lower_side
+    lo = v[lower_side].max(initial=-np.inf)
+    hi = v[upper_side].min(initial=np.inf)
+    if np.isinf(lo) and np.isinf(hi):  # pragma: no cover - needs n = 0
+        return 0.0
+    if np.isinf(lo) or np.isinf(hi):
+        return float(hi if np.isinf(lo) else lo)
+    return 0.5 * float(lo + hi)
+
+
+def _pair_violation(v, alpha, y, C):
+    up = np.where(y > 0, alpha < C, alpha > 0)
+    low = np.where(y > 0, alpha > 0, alpha < C)
+    m = v[up].max(initial=-np.inf)
+    M = v[low].min(initial=np.inf)
+    return max(float(m - M), 0.0)
+
+
+# --------------------------------------------------------------------------
+# Public API
+# --------------------------------------------------------------------------
+
+
+def _prepare(K, y, C, fit_intercept, tol, max_iter, alpha0):
+    y = np.asarray(y, dtype=float) if _is_numeric(y) else None
+    if y is None or y.ndim != 1:
+        raise ValueError("y must be a 1-D array of labels in {-1, +1}; map your labels first "
+                         "(svmlib._validation.check_binary_labels) or use DualSVC.")
+    n = y.shape[0]
+    if n == 0:
+        raise ValueError("y is empty: give at least one training point.")
+    if not np.all((y == 1) | (y == -1)):
+        raise ValueError("y must hold only -1 and +1; map your labels first "
+                         "(svmlib._validation.check_binary_labels) or use DualSVC.")
+    if fit_intercept and np.unique(y).size < 2:
+        raise ValueError("With a bias (fit_intercept=True) both classes must be present in y; "
+                         "use fit_intercept=False for one-class data.")
+    K = _check_gram(K, n)
+    C = check_C(C)
+    tol = check_positive(tol, "tol")
+    max_iter = max(10_000_000, 100 * n) if max_iter is None else check_positive_int(max_iter, "max_iter", minimum=0)
+    if alpha0 is None:
+        alpha = np.zeros(n)
+    else:
+        alpha = _check_alpha0(alpha0, y, C, fit_intercept)
+    return np.ascontiguousarray(K), y, C, tol, max_iter, alpha
+
+
+def _is_numeric(y):
+    try:
+        return np.asarray(y).dtype.kind in "biuf"
+    except Exception:  # pragma: no cover - exotic objects
+        return False
+
+
+def _check_gram(K, n):
+    K = check_kernel_matrix(K, n, name="K (the training Gram matrix)")
+    # Symmetry on a seeded sample of rows: a full comparison costs more than a whole
+    # SMO run on large problems, and an asymmetric kernel is asymmetric almost everywhere.
+    rows = np.random.default_rng(0).choice(n, size=min(n, 32), replace=False)
+    scale = max(1.0, float(np.abs(K[rows]).max()))
+    if not np.allclose(K[rows], K[:, rows].T, rtol=1e-10, atol=1e-12 * scale):
+        raise ValueError("K must be symmetric (the Gram matrix K(X, X) of a kernel); "
+                         "symmetrise it with (K + K.T) / 2 if the asymmetry is round-off.")
+    return K
+
+
+def _check_alpha0(alpha0, y, C, fit_intercept):
+    n = y.shape[0]
+    try:
+        alpha = np.array(alpha0, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"alpha0 must be an array of {n} numbers.") from None
+    if alpha.shape != (n,):
+        raise ValueError(f"alpha0 must have shape ({n},) (one per training point), got {alpha.shape}.")
+    if not np.all(np.isfinite(alpha)):
+        raise ValueError("alpha0 contains NaN or infinity; give finite starting values.")
+    slack = 1e-12 * max(1.0, float(alpha.max(initial=0.0)))
+    if alpha.min() < -slack or (np.isfinite(C) and alpha.max() > C + slack * max(1.0, C)):
+        raise ValueError(f"alpha0 must lie in [0, C] = [0, {C}]; clip it or solve with the C it came from.")
+    alpha = np.clip(alpha, 0.0, C)
+    if fit_intercept and abs(y @ alpha) > 1e-9 * max(1.0, float(alpha.sum())):
+        raise ValueError("alpha0 violates sum(y * alpha0) = 0, which holds with a bias; "
+                         "start from a feasible point (e.g. zeros) or use fit_intercept=False.")
+    return alpha
+
+
+def _make_solver(K, y, C, fit_intercept, tol, max_iter, alpha0):
+    K, y, C, tol, max_iter, alpha = _prepare(K, y, C, fit_intercept, tol, max_iter, alpha0)
+    rule = _PairSMO if fit_intercept else _CoordinateDescent
+    return rule(K, y, C, alpha, tol), max_iter
+
+
+def _iterate(solver, max_iter):
+    """The SMO loop shared by :func:`solve_dual` and :func:`smo_steps`.
+
+    Yields each working pair after its update; sets ``solver.converged`` when the
+    KKT conditions hold to ``tol`` (checked once more after the last allowed step).
+    """
+    solver.converged = False
+    for it in range(max_iter + 1):
+        pair = solver.select()
+        if pair is None:
+            solver.converged = True
+            return
+        if it == max_iter:
+            return
+        solver.update(*pair)
+        yield pair
+
+
+def _objective_from_v(alpha, y, v):
+    # alpha^T Q alpha = sum_t alpha_t y_t f_t and f = y - v, so W = (sum a + sum a y v) / 2
+    return 0.5 * (float(alpha.sum()) + float(alpha @ (y * v)))
+
+
+def _finish(solver, n_iter, converged, fit_intercept):
+    """Recompute everything from K (no accumulated round-off in v) and build the solution."""
+    K, y, C, alpha = solver.K, solver.y, solver.C, solver.alpha.copy()
+    f0 = K @ (y * alpha)
+    v = y - f0
+    if fit_intercept:
+        b = _bias_from_v(v, alpha, y, C)
+        violation = _pair_violation(v, alpha, y, C)
+    else:
+        b = 0.0
+        violation = _projected_gradient(y * v, alpha, C)
+    w2 = float(alpha @ (y * f0))  # |w|^2 = alpha^T Q alpha
+    dual = float(alpha.sum()) - 0.5 * w2
+    decision = f0 + b
+    hinge = np.maximum(0.0, 1.0 - y * decision).sum()
+    primal = 0.5 * w2 + (C * hinge if np.isfinite(C) else 0.0)
+    return DualSolution(
+        alpha=alpha, b=b, n_iter=n_iter, converged=converged, objective=dual,
+        primal_objective=primal, duality_gap=primal - dual, kkt_violation=violation,
+        is_support=alpha > 0, free=(alpha > 0) & (alpha < C), decision=decision,
+    )
+
+
+def solve_dual(K, y, C=1.0, *, fit_intercept=True, tol=1e-3, max_iter=None, alpha0=None):
+    """Solve the SVM dual by SMO (eq. dual-objective).
+
+    Parameters
+    ----------
+    K : array (n, n)
+        Training Gram matrix ``K(x_i, x_j)`` (symmetric; PSD for a convex problem).
+    y : array (n,)
+        Labels in {-1, +1}.
+    C : float, default 1.0
+        Box constraint; ``np.inf`` is the hard margin.
+    fit_intercept : bool, default True
+        With a bias (equality constraint ``sum y alpha = 0``, pair updates) or without
+        (no equality constraint, single-coordinate updates).
+    tol : float, default 1e-3
+        Stopping tolerance on the KKT violation (libsvm's ``eps``: maximal violating
+        pair ``m - M``; without bias the largest projected-gradient component).
+    max_iter : int or None
+        Maximal number of steps; ``None`` means ``max(10**7, 100 n)`` as in libsvm.
+    alpha0 : array (n,), optional
+        Warm start, feasible: ``0 <= alpha0 <= C`` (and ``sum y alpha0 = 0`` with bias).
+
+    Returns
+    -------
+    DualSolution
+
+    Raises
+    ------
+    ValueError
+        Bad inputs, or a hard margin (``C = inf``) on data the kernel cannot separate.
+
+    Warns
+    -----
+    ConvergenceWarning
+        When ``max_iter`` steps did not reach ``tol`` (``converged`` is then False).
+    """
+    solver, max_iter = _make_solver(K, y, C, fit_intercept, tol, max_iter, alpha0)
+    n_iter = 0
+    with blas_single_thread():
+        for n_iter, _ in enumerate(_iterate(solver, max_iter), start=1):
+            pass
+        if not solver.converged:
+            _warn_not_converged(solver, max_iter)
+        return _finish(solver, n_iter, solver.converged, fit_intercept)
+
+
+def _warn_not_converged(solver, max_iter):
+    warnings.warn(
+        f"SMO did not reach tol={solver.tol:g} in max_iter={max_iter} steps (KKT violation "
+        f"{solver.violation:.3g}); increase max_iter or tol.",
+        ConvergenceWarning,
+        stacklevel=3,
+    )
+
+
+def smo_steps(K, y, C=1.0, *, fit_intercept=True, tol=1e-3, max_iter=None):
+    """Yield the state after each SMO step (for animations).
+
+    The first state is the starting point (``iteration=0``, ``pair=None``); the last
+    is :func:`solve_dual`'s solution (same code, same arithmetic). Parameters as in
+    :func:`solve_dual`. Each :class:`SMOState` holds a copy of ``alpha``, the bias,
+    the dual objective and the KKT violation before the step was chosen.
+    """
+    solver, max_iter = _make_solver(K, y, C, fit_intercept, tol, max_iter, None)
+    yield _snapshot(solver, 0, None)
+    for it, pair in enumerate(_iterate(solver, max_iter), start=1):
+        yield _snapshot(solver, it, pair)
+
+
+def _snapshot(solver, iteration, pair):
+    return SMOState(
+        iteration=iteration,
+        pair=pair,
+        alpha=solver.alpha.copy(),
+        b=solver.bias(),
+        objective=_objective_from_v(solver.alpha, solver.y, solver.v),
+        violation=float(solver.violation),
+    )
+
+
+# --------------------------------------------------------------------------
+# The estimator
+# --------------------------------------------------------------------------
+
+
+class DualSVC(ClassifierMixin, BaseEstimator):
+    """Support vector classifier trained in the dual by SMO.
+
+    Parameters
+    ----------
+    C : float, default 1.0
+        Box constraint; ``np.inf`` for a hard margin.
+    kernel : str, Kernel or callable, default "rbf"
+        A :class:`svmlib.kernels.Kernel`, a name (``'linear'``, ``'poly'``, ``'rbf'``,
+        ``'ou'``, default parameters), a callable ``k(X, Y)`` or ``"precomputed"``
+        (then ``fit`` takes the Gram matrix ``K(X_train, X_train)`` and
+        ``predict``/``decision_function`` take ``K(X_test, X_train)``).
+    tol : float, default 1e-3
+        KKT tolerance (libsvm's ``eps``), see :func:`solve_dual`.
+    fit_intercept : bool, default True
+        Learn a bias ``b``; without it the bias can live in the kernel (``B2``).
+    max_iter : int or None
+        Maximal number of SMO steps.
+
+    Attributes
+    ----------
+    classes_ : ndarray (2,)
+        The labels; ``classes_[1]`` is the class ``y = +1`` (positive decision values).
+    alpha_ : ndarray (n_train,)
+        Dual variables of all training points.
+    support_ : ndarray of int
+        Indices of the support vectors (``alpha_ > 0``).
+    support_vectors_ : ndarray (n_SV, n_features)
+        The support vectors (empty ``(0, 0)`` for a precomputed kernel).
+    dual_coef_ : ndarray (1, n_SV)
+        ``y_i alpha_i`` -- the same sign convention as scikit-learn's ``SVC.dual_coef_``.
+    intercept_ : ndarray (1,)
+        The bias ``b``.
+    n_iter_, converged_, objective_, duality_gap_, kkt_violation_ :
+        From :class:`DualSolution`.
+    """
+
+    def __init__(self, C=1.0, kernel="rbf", tol=1e-3, fit_intercept=True, max_iter=None):
+        self.C = C
+        self.kernel = kernel
+        self.tol = tol
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self._precomputed()
+        return tags
+
+    def _precomputed(self):
+        return isinstance(self.kernel, str) and self.kernel == "precomputed"
+
+    def _kernel(self):
+        return make_kernel(self.kernel)
+
+    def fit(self, X, y):
+        """Fit on inputs ``X`` (n, d) -- or the Gram matrix (n, n) if precomputed -- and labels ``y``."""
+        check_C(self.C)
+        X, y_pm, classes = check_data(X, y)
+        if self._precomputed():
+            K = X
+            if K.shape[1] != K.shape[0]:
+                raise ValueError(f"With kernel='precomputed', X must be the square Gram matrix "
+                                 f"K(X_train, X_train); got shape {K.shape}.")
+        else:
+            K = self._kernel()(X)
+        sol = solve_dual(K, y_pm, self.C, fit_intercept=self.fit_intercept, tol=self.tol, max_iter=self.max_iter)
+        self.classes_ = classes
+        self.alpha_ = sol.alpha
+        self.support_ = np.flatnonzero(sol.is_support)
+        self.support_vectors_ = np.empty((0, 0)) if self._precomputed() else X[self.support_]
+        self.dual_coef_ = (y_pm * sol.alpha)[self.support_][None, :]
+        self.intercept_ = np.array([sol.b])
+        self.n_support_ = np.array([np.sum(y_pm[self.support_] < 0), np.sum(y_pm[self.support_] > 0)])
+        self.n_iter_ = sol.n_iter
+        self.converged_ = sol.converged
+        self.objective_ = sol.objective
+        self.duality_gap_ = sol.duality_gap
+        self.kkt_violation_ = sol.kkt_violation
+        self.n_features_in_ = X.shape[1]
+        self.shape_fit_ = X.shape
+        return self
+
+    def decision_function(self, X):
+        """``f(x) = sum_i alpha_i y_i K(x, x_i) + b``; positive means ``classes_[1]``."""
+        check_is_fitted(self, "dual_coef_")
+        if self._precomputed():
+            K = check_inputs(X, name="X (the precomputed kernel K(X_test, X_train))")
+            n_train = self.shape_fit_[0]
+            if K.shape[1] != n_train:
+                raise ValueError(f"With kernel='precomputed', X must be K(X_test, X_train) with "
+                                 f"{n_train} columns (one per training point); got shape {K.shape}.")
+            K_sv = K[:, self.support_]
+        else:
+            X = check_inputs(X)
+            if X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {X.shape[1]} features but the model was fitted with "
+                                 f"{self.n_features_in_}; give inputs of the same dimension.")
+            if self.support_.size == 0:
+                return np.full(X.shape[0], self.intercept_[0])
+            K_sv = self._kernel()(X, self.support_vectors_)
+        return K_sv @ self.dual_coef_[0] + self.intercept_[0]
+
+    def predict(self, X):
+        """Class labels: ``classes_[1]`` where the decision value is positive, else ``classes_[0]``."""
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
