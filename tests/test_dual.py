@@ -373,3 +373,20 @@ def test_bad_input_predict_and_solve_dual():
     # one class is fine without a bias: every point is pushed to margin 1
     one = solve_dual(K + 1.0, np.ones(len(y)), 1.0, fit_intercept=False, tol=1e-8)
     assert one.converged and np.all(one.decision >= 1 - 1e-6)
+
+
+def test_no_steps_and_more_bad_input():
+    X, y = _blobs()
+    with pytest.warns(ConvergenceWarning):
+        clf = DualSVC(kernel="linear", max_iter=0).fit(X, y)
+    assert clf.n_iter_ == 0 and clf.support_.size == 0
+    np.testing.assert_array_equal(clf.decision_function(X[:3]), np.full(3, clf.intercept_[0]))
+    K = Linear()(X)
+    with pytest.raises(ValueError, match="1-D"):
+        solve_dual(K, y[:, None] * np.ones((1, 2)))
+    with pytest.raises(ValueError, match="1-D"):
+        solve_dual(K, ["a"] * len(y))
+    with pytest.raises(ValueError, match="empty"):
+        solve_dual(np.zeros((0, 0)), np.zeros(0))
+    with pytest.raises(TypeError, match="alpha0"):
+        solve_dual(K, y, alpha0=["x"] * len(y))
