@@ -242,33 +242,54 @@ class _CoordinateDescent:
         self.K, self.y, self.C, self.tol = K, y, C, tol
         self.alpha = alpha
         self.v = _initial_v(K, y, alpha)
-        diag = np.ascontiguousarray(K.diagonal())
-        self.diag = np.maximum(diag, TAU)
+        self.diag = np.maximum(np.ascontiguousarray(K.diagonal()), TAU)  # tau fix: Q_tt = K_tt > 0
+        self.half_diag = 0.5 * self.diag
         self.alpha_sum = float(alpha.sum())
         self.violation = np.inf
         self.hard_margin = _HardMarginWatch(K, y, C, fit_intercept=False)
+        n = y.shape[0]
+        self.zeros, self.Cs = np.zeros(n), np.full(n, C)
+        for name in ("w", "steps", "gain"):
+            setattr(self, name, np.empty(n))
+        # additive masks, as in _PairSMO: 0 where alpha may still grow (shrink), -inf elsewhere
+        self.grow_mask = np.where(alpha < C, 0.0, -np.inf)
+        self.shrink_mask = np.where(alpha > 0, 0.0, -np.inf)
 
     def select(self):
         """The coordinate with the largest exact gain, or None when the KKT conditions hold to tol."""
-        a, C, diag = self.alpha, self.C, self.diag
-        w = self.y * self.v  # = dW/dalpha: alpha_t wants to grow where w_t > 0
-        self.violation = _projected_gradient(w, a, C)
+        a, w, steps, gain = self.alpha, self.w, self.steps, self.gain
+        np.multiply(self.y, self.v, out=w)  # w = dW/dalpha: alpha_t wants to grow where w_t > 0
+        # largest projected-gradient component: w_t > 0 with room to grow, w_t < 0 with room to shrink
+        np.add(w, self.grow_mask, out=gain)
+        grow = gain[gain.argmax()]
+        np.subtract(self.shrink_mask, w, out=gain)
+        self.violation = max(grow, gain[gain.argmax()], 0.0)
         if not self.violation >= self.tol:
             return None
         # exact maximiser of W along each coordinate, clipped to [0, C]; gain = increase of W
-        self.steps = np.clip(a + w / diag, 0.0, C) - a
-        gain = self.steps * (w - 0.5 * diag * self.steps)
+        np.divide(w, self.diag, out=steps)
+        steps += a
+        np.maximum(steps, self.zeros, out=steps)
+        np.minimum(steps, self.Cs, out=steps)
+        steps -= a
+        np.multiply(self.half_diag, steps, out=gain)
+        np.subtract(w, gain, out=gain)
+        gain *= steps
         t = int(gain.argmax())
         return t, t
 
     def update(self, t, _):
         a, C = self.alpha, self.C
-        d = self.steps[t]
-        new = a[t] + d
-        a[t] = C if new >= C else max(new, 0.0)
-        daxpy(self.K[t], self.v, a=-self.y[t] * d)  # f += y_t d K_t
-        self.alpha_sum += d
-        self.hard_margin.after_step(self.alpha_sum)
+        d = self.steps.item(t)
+        new = a.item(t) + d
+        new = C if new >= C else max(new, 0.0)
+        a[t] = new
+        daxpy(self.K[t], self.v, a=-self.y.item(t) * d)  # f += y_t d K_t
+        self.grow_mask[t] = 0.0 if new < C else -np.inf
+        self.shrink_mask[t] = 0.0 if new > 0 else -np.inf
+        if self.hard_margin.active:
+            self.alpha_sum += d
+            self.hard_margin.after_step(self.alpha_sum)
 
     def bias(self):
         return 0.0
