@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky, eigvalsh, solve_triangular
-from scipy.linalg.blas import dsyrk
+from scipy.linalg.blas import get_blas_funcs
 from scipy.optimize import brentq
 from scipy.special import ndtr
 from sklearn.exceptions import ConvergenceWarning
@@ -74,6 +74,15 @@ ANDERSON_START = 0.05
 # Newton steps are taken. Tried on the three data sets: from 1 Newton converges in ~4 steps;
 # from 2-5 its steps were often rejected (the plain map is still far from linear there).
 NEWTON_START = 1.0
+# ... or once the residual is below this: undamped plain steps can cycle with a few sites' steps
+# stuck above NEWTON_START (crabs, narrow kernel, S/N = 4: a 4-cycle at residual 0.05-0.09).
+NEWTON_START_RESIDUAL = 0.1
+# An attempt that has not improved its best residual for this many iterations is abandoned
+# for the next damping (a cycling undamped iteration otherwise runs to max_iter).
+STALL_ITER = 40
+
+# Points used to estimate the spectrum of K for the equal-sites start (initial_sites).
+SPECTRUM_SUBSET = 100
 
 _SQRT_2PI = np.sqrt(2.0 * np.pi)
 
@@ -132,8 +141,18 @@ def initial_sites(K, y, S_over_N):
     """Equal sites dl = d0, l = -d0, g = y d0 with the chi self-consistency of equal sites.
 
     d0 solves (1/N) sum_k w_k d / (1 + w_k d) = p Phi(-1/2), w_k the eigenvalues of K.
+    For N > SPECTRUM_SUBSET they are estimated from SPECTRUM_SUBSET evenly spaced points
+    (the eigenvalues of that block times N / SPECTRUM_SUBSET, the others zero): a full
+    eigendecomposition costs about one fixed-point iteration, and the iteration forgets its
+    start within a few steps (d0 scaled by 1/100 to 3 changed the iteration count by <= 1).
     """
-    w = np.clip(eigvalsh(K), 0, None)
+    n = y.size
+    if n > SPECTRUM_SUBSET:
+        pick = np.linspace(0, n - 1, SPECTRUM_SUBSET).astype(int)
+        w = np.zeros(n)
+        w[:SPECTRUM_SUBSET] = np.clip(eigvalsh(K[np.ix_(pick, pick)]), 0, None) * (n / SPECTRUM_SUBSET)
+    else:
+        w = np.clip(eigvalsh(K), 0, None)
     target = -np.expm1(-S_over_N) * ndtr(-0.5)
 
     def excess(log_d):
@@ -142,7 +161,6 @@ def initial_sites(K, y, S_over_N):
 
     lo, hi = -40.0, 40.0
     d0 = np.exp(brentq(excess, lo, hi)) if excess(lo) < 0 < excess(hi) else 1.0
-    n = y.size
     return np.full(n, d0), y * d0, np.full(n, -d0)
 
 
@@ -184,23 +202,31 @@ class _GaussianPart:
     gauss: _Gaussian
     L: np.ndarray
     G: np.ndarray
-    G2: np.ndarray  # G * G, elementwise
+    G2: np.ndarray  # G * G, elementwise, with a zero diagonal
     b_ii: np.ndarray  # (B^-1)_ii = 1 - dl_i G_ii
     clipped: np.ndarray  # where V_c hit the floor
 
 
 def _gaussian_part(K, dl, g, lam, *, v_floor=V_FLOOR):
+    """The work of :func:`gaussian_cavities`, in the precision of ``K`` (float64 or float32).
+
+    Single precision (only far from the fixed point, see :func:`_attempt`) refuses
+    clamped sites: it raises a FloatingPointError so the caller falls back to double.
+    """
     n = dl.size
-    sd = np.sqrt(dl)
+    dtype = K.dtype
+    sd = np.sqrt(dl).astype(dtype)
     B = sd[:, None] * K * sd[None, :]
     B[np.diag_indices(n)] += 1.0
     L = cholesky(B, lower=True, check_finite=False)
     A = solve_triangular(L, sd[:, None] * K, lower=True, check_finite=False)
     G = K - _gram_upper(A)
-    chi = np.diag(G).copy()
+    chi = np.diag(G).astype(float)
     b_ii = 1.0 - dl * chi
     clamped = np.flatnonzero(b_ii < CLAMPED_B)
     if clamped.size:
+        if dtype != np.float64:
+            raise FloatingPointError("clamped sites need double precision")
         E = np.zeros((n, clamped.size))
         E[clamped, np.arange(clamped.size)] = 1.0
         Z = solve_triangular(L, E, lower=True, check_finite=False)
@@ -212,22 +238,27 @@ def _gaussian_part(K, dl, g, lam, *, v_floor=V_FLOOR):
         G[:, clamped] = cols
         G[clamped, :] = cols.T
         chi = np.diag(G).copy()
-    G2 = G * G
-    m = G @ g
-    G2l = G2 @ lam
-    V = -G2l
+    # Cavity sums run over j != i: zero the diagonal instead of subtracting the i-th term.
+    G_off = G.copy()
+    G_off[np.diag_indices(n)] = 0.0
+    G2_off = G_off * G_off
+    m_rest = (G_off @ g.astype(dtype)).astype(float)  # sum_{j != i} G_ij g_j
+    V_rest = -(G2_off @ lam.astype(dtype)).astype(float)  # -sum_{j != i} G_ij^2 l_j
+    m = m_rest + chi * g
+    V = V_rest - chi**2 * lam
     chi_c = chi / b_ii
-    m_c = (m - chi * g) / b_ii  # sum_{j != i} G_ij g_j / (B^-1)_ii
-    V_c = -(G2l - chi**2 * lam) / b_ii**2  # -sum_{j != i} G_ij^2 l_j / (B^-1)_ii^2
+    m_c = m_rest / b_ii
+    V_c = V_rest / b_ii**2
     floor = v_floor * float(np.max(np.diag(K)))
     clipped = V_c < floor
     V_c = np.maximum(V_c, floor)
-    return _GaussianPart(_Gaussian(chi, m, V, chi_c, m_c, V_c), L, G, G2, b_ii, clipped)
+    return _GaussianPart(_Gaussian(chi, m, V, chi_c, m_c, V_c), L, G, G2_off, b_ii, clipped)
 
 
 def _gram_upper(A):
     """A^T A through BLAS syrk (half the flops of a general product), symmetrised."""
-    C = dsyrk(1.0, A, trans=1, lower=0)  # upper triangle; the strict lower one is zero
+    syrk = get_blas_funcs("syrk", (A,))  # dsyrk or ssyrk
+    C = syrk(1.0, A, trans=1, lower=0)  # upper triangle; the strict lower one is zero
     S = C + C.T
     S[np.diag_indices_from(S)] *= 0.5
     return S
@@ -358,13 +389,23 @@ class _Evaluation:
     step: float  # _scaled_step(x, r)
 
 
-def _evaluate(K, y, S_over_N, x):
-    """F at the cavity vector x, or None if the Gaussian part fails or is not finite."""
-    m_c, V_c, chi_c = _split_cavity(x)
-    with np.errstate(all="ignore"):
+def _evaluate(K, y, S_over_N, x, K_low=None):
+    """F at the cavity vector x, or None if the Gaussian part fails or is not finite.
+
+    With ``K_low`` (K in single precision) the Gaussian part is tried in single
+    precision first; where that fails (Cholesky, clamped sites) it is redone in double.
+    """
+    with np.errstate(all="ignore"):  # a wild Newton step may overflow: caught as non-finite below
+        m_c, V_c, chi_c = _split_cavity(x)
         sites, moments = site_parameters(y, m_c, V_c, chi_c, S_over_N)
+        part = None
+        if K_low is not None:
+            try:
+                part = _gaussian_part(K_low, *sites)
+            except (LinAlgError, ValueError, FloatingPointError):
+                part = None
         try:
-            part = _gaussian_part(K, *sites)
+            part = part or _gaussian_part(K, *sites)
         except (LinAlgError, ValueError):
             return None
         res = _residual(part.gauss, *moments)
@@ -397,7 +438,7 @@ def _site_jacobian(y, x, S_over_N):
     return J
 
 
-def _newton_direction(y, S_over_N, ev, rtol):
+def _newton_direction(y, S_over_N, ev, rtol, mu=0.0):
     """Inexact Newton step d solving (I - F'(x)) d = F(x) - x by GMRES.
 
     F' is applied matrix-free from the factorisation already paid for: with
@@ -412,25 +453,27 @@ def _newton_direction(y, S_over_N, ev, rtol):
     gauss, G, b, clipped = part.gauss, part.G, part.b_ii, part.clipped
     dl, g, lam = ev.sites
     n = y.size
-    W = G * np.sqrt(-np.minimum(lam, 0.0))[None, :]
-    M = -_gram_upper(W.T)  # G diag(l) G = -(G |l|^1/2)(G |l|^1/2)^T, l <= 0
     f32 = np.float32
-    G32, G2_32, GM32 = G.astype(f32), part.G2.astype(f32), (G * M).astype(f32)
+    G32 = G.astype(f32, copy=False)
+    W = G32 * np.sqrt(-np.minimum(lam, 0.0)).astype(f32)[None, :]
+    M = -_gram_upper(W.T)  # G diag(l) G = -(G |l|^1/2)(G |l|^1/2)^T, l <= 0
+    G2_32, GM32 = part.G2.astype(f32, copy=False), G32 * M
+    chi2 = gauss.chi**2  # the diagonal of G * G (G2 has a zero diagonal)
     Js = _site_jacobian(y, ev.x, S_over_N)
     chi, m, m_c, V_c = gauss.chi, gauss.m, gauss.m_c, gauss.V_c
 
     def matvec(v):
         v = v.reshape(3, n)
         ddl, dg, dlam = np.einsum("jkn,kn->jn", Js, v)
-        dchi = -(G2_32 @ ddl.astype(f32))
+        dchi = -(G2_32 @ ddl.astype(f32)) - chi2 * ddl
         dm = G32 @ (dg - m * ddl).astype(f32)
-        dV = 2 * (GM32 @ ddl.astype(f32)) - G2_32 @ dlam.astype(f32)
+        dV = 2 * (GM32 @ ddl.astype(f32)) - G2_32 @ dlam.astype(f32) - chi2 * dlam
         db = -(ddl * chi + dl * dchi)
         dlog_chi = dchi / chi - db / b
         dm_c = (dm - dchi * g - chi * dg) / b - m_c * db / b
         dV_c = (dV + 2 * chi * dchi * lam + chi**2 * dlam) / b**2 - 2 * V_c * db / b
         dlog_V = np.where(clipped, 0.0, dV_c / V_c)
-        return v.ravel() - np.concatenate([dm_c, dlog_V, dlog_chi])
+        return (1.0 + mu) * v.ravel() - np.concatenate([dm_c, dlog_V, dlog_chi])
 
     with np.errstate(all="ignore"):
         d = _gmres(matvec, ev.r, rtol)
@@ -438,36 +481,46 @@ def _newton_direction(y, S_over_N, ev, rtol):
 
 
 def _gmres(matvec, b, rtol, max_dim=60):
-    """Minimal GMRES from x0 = 0 (Arnoldi with re-orthogonalised Gram-Schmidt).
+    """Minimal GMRES from x0 = 0: Arnoldi (Gram-Schmidt applied twice) and Givens rotations.
 
     scipy's gmres costs ~0.1 ms of Python per iteration, as much as the matrix-vector
     product itself at N = 200; the Newton systems here need 5-30 Krylov vectors.
     """
-    beta = np.linalg.norm(b)
+    beta = float(np.linalg.norm(b))
     if beta == 0:
         return np.zeros_like(b)
     V = np.empty((max_dim + 1, b.size))
-    H = np.zeros((max_dim + 1, max_dim))
+    R = np.zeros((max_dim, max_dim))  # the rotated Hessenberg matrix (upper triangular)
+    cs, sn = np.zeros(max_dim), np.zeros(max_dim)
+    rhs = np.zeros(max_dim + 1)
+    rhs[0] = beta
     V[0] = b / beta
-    e1 = np.zeros(max_dim + 1)
-    e1[0] = beta
-    coef = None
+    k = 0
     for j in range(max_dim):
         w = matvec(V[j])
+        h = np.zeros(j + 2)
         for _ in range(2):  # twice is enough (Kahan); once loses orthogonality near convergence
-            h = V[:j + 1] @ w
-            w -= h @ V[:j + 1]
-            H[:j + 1, j] += h
-        H[j + 1, j] = np.linalg.norm(w)
-        coef, *_ = np.linalg.lstsq(H[:j + 2, :j + 1], e1[:j + 2], rcond=None)
-        res = np.linalg.norm(H[:j + 2, :j + 1] @ coef - e1[:j + 2])
-        if res <= rtol * beta or H[j + 1, j] <= 1e-14 * beta:
+            c = V[:j + 1] @ w
+            w -= c @ V[:j + 1]
+            h[:j + 1] += c
+        h[j + 1] = np.linalg.norm(w)
+        for i in range(j):  # previous rotations
+            h[i], h[i + 1] = cs[i] * h[i] + sn[i] * h[i + 1], -sn[i] * h[i] + cs[i] * h[i + 1]
+        r = np.hypot(h[j], h[j + 1])
+        cs[j], sn[j] = (h[j] / r, h[j + 1] / r) if r > 0 else (1.0, 0.0)
+        R[:j + 1, j] = h[:j + 1]
+        R[j, j] = r
+        rhs[j + 1] = -sn[j] * rhs[j]
+        rhs[j] *= cs[j]
+        k = j + 1
+        if abs(rhs[j + 1]) <= rtol * beta or h[j + 1] <= 1e-14 * beta:
             break
-        V[j + 1] = w / H[j + 1, j]
-    return coef @ V[:coef.size]
+        V[j + 1] = w / h[j + 1]
+    coef = solve_triangular(R[:k, :k], rhs[:k], check_finite=False)
+    return coef @ V[:k]
 
 
-def _attempt(K, y, S_over_N, sites, damping, tol, max_iter, anderson, newton):
+def _attempt(K, y, S_over_N, x0, damping, tol, max_iter, anderson, newton):
     """One run of the fixed point at a fixed damping; returns the best iterate seen.
 
     The state is the cavity vector x = (m_c, log V_c, log chi_c). One step maps x to
@@ -479,10 +532,7 @@ def _attempt(K, y, S_over_N, sites, damping, tol, max_iter, anderson, newton):
     makes the plain step larger is undone: the next step is the plain one from the
     previous iterate. Without Newton, Anderson mixing accelerates the plain steps.
     """
-    try:
-        x = _cavity_vector(gaussian_cavities(K, *sites)[0])
-    except (LinAlgError, ValueError):
-        return None, [], 0, False
+    x = x0
     acc = _Anderson(anderson) if (anderson and not newton) else None
     best, history = None, []
     prev, from_newton = None, False
@@ -498,12 +548,14 @@ def _attempt(K, y, S_over_N, sites, damping, tol, max_iter, anderson, newton):
             best = (ev.res, ev.sites, ev.part.gauss, it)
         if ev.res < tol:
             return best, history, it, True
+        if it - best[3] > STALL_ITER:
+            break
         if from_newton and ev.step > prev.step:  # Newton made things worse: plain step from before
             x, from_newton = prev.x + damping * prev.r, False
             continue
         prev = ev
         d = None
-        if newton and ev.step < NEWTON_START:
+        if newton and (ev.step < NEWTON_START or ev.res < NEWTON_START_RESIDUAL):
             d = _newton_direction(y, S_over_N, ev, rtol=min(0.1, ev.step))
         if d is not None:
             x, from_newton = ev.x + d, True
@@ -518,14 +570,25 @@ def _attempt(K, y, S_over_N, sites, damping, tol, max_iter, anderson, newton):
     return best, history, len(history), False
 
 
+def _start(K, y, S_over_N, init):
+    """The starting cavity vector: from a solution's cavities, from site parameters, or equal sites."""
+    if isinstance(init, ReplicaSolution):  # its cavities are the state: no extra Gaussian step
+        return np.concatenate([init.m_c, np.log(init.V_c), np.log(init.chi_c)])
+    sites = initial_sites(K, y, S_over_N) if init is None else init
+    try:
+        return _cavity_vector(gaussian_cavities(K, *sites)[0])
+    except (LinAlgError, ValueError):
+        raise ValueError("The replica fixed point failed at the first step (the starting sites do not give a "
+                         "valid Gaussian): check that K is a valid Gram matrix of distinct inputs.") from None
+
+
 @single_threaded
 def _solve(K, y, S_over_N, init, tol, max_iter, dampings, anderson, newton):
-    if init is None:
-        init = initial_sites(K, y, S_over_N)
+    x0 = _start(K, y, S_over_N, init)
     best_overall = None
     n_total = 0
     for damping in dampings:
-        best, history, n_iter, ok = _attempt(K, y, S_over_N, init, damping, tol, max_iter, anderson, newton)
+        best, history, n_iter, ok = _attempt(K, y, S_over_N, x0, damping, tol, max_iter, anderson, newton)
         n_total += n_iter
         if best is not None and (best_overall is None or best[0] < best_overall[0][0]):
             best_overall = (best, history, damping)
@@ -590,8 +653,9 @@ def solve_replica(K, y, S_over_N=1.0, *, init=None, tol=1e-8, max_iter=500, damp
     if not dampings or any(not (0 < d <= 1) for d in dampings):
         raise ValueError(f"dampings must be numbers in (0, 1], got {dampings!r}.")
     if isinstance(init, ReplicaSolution):
-        init = init.sites
-    if init is not None:
+        if init.m_c is None or init.m_c.shape != y.shape:
+            raise ValueError("init must be a ReplicaSolution of the same n training points.")
+    elif init is not None:
         init = tuple(np.asarray(a, dtype=float).copy() for a in init)
         if len(init) != 3 or any(a.shape != y.shape or not np.all(np.isfinite(a)) for a in init):
             raise ValueError("init must be (dl, g, lam), three finite arrays of length n, or a ReplicaSolution.")
