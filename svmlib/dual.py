@@ -48,7 +48,6 @@ its sign may be flipped; scikit-learn flips it back).
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass
 
@@ -63,7 +62,7 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import ThreadpoolController
 
 from ._validation import check_C, check_data, check_inputs, check_kernel_matrix, check_positive, check_positive_int
-from .kernels import Kernel, make_kernel
+from .kernels import make_kernel
 
 __all__ = ["DualSolution", "SMOState", "solve_dual", "smo_steps", "hard_margin_feasible", "DualSVC"]
 
@@ -597,7 +596,8 @@ def smo_steps(K, y, C=1.0, *, fit_intercept=True, tol=1e-3, max_iter=None):
     The first state is the starting point (``iteration=0``, ``pair=None``); the last
     is :func:`solve_dual`'s solution (same code, same arithmetic). Parameters as in
     :func:`solve_dual`. Each :class:`SMOState` holds a copy of ``alpha``, the bias,
-    the dual objective and the KKT violation before the step was chosen.
+    the dual objective and the KKT violation at that state (below ``tol`` at the last
+    one if it converged).
     """
     solver, max_iter = _make_solver(K, y, C, fit_intercept, tol, max_iter, None)
     yield _snapshot(solver, 0, None)
@@ -606,14 +606,13 @@ def smo_steps(K, y, C=1.0, *, fit_intercept=True, tol=1e-3, max_iter=None):
 
 
 def _snapshot(solver, iteration, pair):
-    return SMOState(
-        iteration=iteration,
-        pair=pair,
-        alpha=solver.alpha.copy(),
-        b=solver.bias(),
-        objective=_objective_from_v(solver.alpha, solver.y, solver.v),
-        violation=float(solver.violation),
-    )
+    a, y, v = solver.alpha, solver.y, solver.v
+    if isinstance(solver, _PairSMO):
+        violation = _pair_violation(v, a, y, solver.C)
+    else:
+        violation = _projected_gradient(y * v, a, solver.C)
+    return SMOState(iteration=iteration, pair=pair, alpha=a.copy(), b=solver.bias(),
+                    objective=_objective_from_v(a, y, v), violation=violation)
 
 
 # --------------------------------------------------------------------------

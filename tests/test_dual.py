@@ -145,6 +145,9 @@ def test_smo_steps_end_at_solution(fit_intercept):
     assert states[0].iteration == 0 and states[0].pair is None and not states[0].alpha.any()
     assert [s.iteration for s in states] == list(range(len(states)))
     assert states[-1].iteration == sol.n_iter
+    # at alpha = 0, v = y: m - M = 1 - (-1) with a bias, max projected gradient 1 without
+    assert states[0].violation == (2.0 if fit_intercept else 1.0)
+    assert states[-1].violation < 1e-5 <= states[-2].violation
     np.testing.assert_array_equal(states[-1].alpha, sol.alpha)  # same code, same arithmetic
     # b and W: the iterator uses the running v, solve_dual recomputes it from K
     assert states[-1].b == pytest.approx(sol.b, abs=1e-10)
