@@ -63,6 +63,27 @@ def test_soft_margin_model_start_and_convergence():
         model.compute(batch="half")
 
 
+@pytest.mark.parametrize("step", ["pegasos", "invsqrt", "constant"])
+@pytest.mark.parametrize("batch", list(soft_margin.BATCHES))
+def test_soft_margin_cached_trace_equals_a_fresh_run(step, batch):
+    # The widget indexes one cached primal_trace per setting; an independent run of
+    # PrimalSVC.iter_fit stopped after k epochs must give the same iterate, bit for bit
+    # (same seed, same arithmetic).
+    import itertools
+
+    from svmlib.primal import PrimalSVC
+
+    model = soft_margin.SoftMarginModel()
+    for C, k in [(0.1, 7), (10.0, 40)]:
+        state = model.compute(C=C, step=step, batch=batch, epochs=k)
+        est = PrimalSVC(C=C, step=step, eta0=model.eta0, batch_size=soft_margin.BATCHES[batch],
+                        random_state=model.random_state)
+        run = list(itertools.islice(est.iter_fit(model.X, model.y), k + 1))
+        np.testing.assert_array_equal(state["objectives"], [it.objective for it in run])
+        np.testing.assert_array_equal(state["w"], run[-1].coef)
+        assert state["b"] == run[-1].intercept
+
+
 def test_soft_margin_explorer_controls():
     ex = soft_margin.soft_margin_explorer()
     ex.controls["epochs"].value = 20

@@ -1,22 +1,22 @@
 """Chapter 2 widget: C, step rule, batch and epochs -> subgradient-descent boundary and objective trace.
 
-:class:`SoftMarginModel.compute` runs :meth:`svmlib.primal.PrimalSVC.iter_fit` for the chosen
-number of epochs (at most ``MAX_EPOCHS``; a few ms to ~30 ms) and compares the iterate with the
-exact solution, which is cached per ``C``.
+:class:`SoftMarginModel.trace` runs :func:`svmlib.primal.primal_trace` for all ``MAX_EPOCHS``
+epochs once per (C, step rule, batch) and caches it; an event of the epochs slider only indexes
+that trace. The exact solution it is compared with is cached per ``C``.
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
 
 import numpy as np
 from sklearn.svm import SVC
 
 from ..datasets import make_blobs2d
 from ..plotting.soft_margin import draw_soft_margin
-from ..primal import PrimalSVC, primal_objective
+from ..primal import primal_objective, primal_trace
 from ._base import Explorer, dropdown, scrubber, slider
+from .maximum_margin import one_render_pass
 
 __all__ = ["chapter_data", "SoftMarginModel", "soft_margin_explorer", "soft_margin_scrubber",
            "LATENCY_CASES", "MAX_EPOCHS", "BATCHES"]
@@ -49,25 +49,30 @@ class SoftMarginModel:
         w, b = ref.coef_[0].copy(), float(ref.intercept_[0])
         return w, b, primal_objective(w, b, self.X, self.y, C)
 
+    @functools.lru_cache(maxsize=64)
+    def trace(self, C, step, batch):
+        """All ``MAX_EPOCHS + 1`` iterates of subgradient descent for one setting
+        (:class:`svmlib.primal.PrimalTrace`; 2-40 ms, once per setting)."""
+        return primal_trace(self.X, self.y, n_epochs=MAX_EPOCHS, C=C, step=step, eta0=self.eta0,
+                            batch_size=BATCHES[batch], random_state=self.random_state)
+
     def compute(self, C=1.0, step="pegasos", batch="full batch", epochs=50):
-        """Run ``epochs`` epochs of subgradient descent and return the state to draw."""
+        """The iterate after ``epochs`` epochs of subgradient descent, and the state to draw."""
         if batch not in BATCHES:
             raise ValueError(f"batch must be one of {list(BATCHES)}, got {batch!r}.")
         epochs = int(epochs)
         if not 0 <= epochs <= MAX_EPOCHS:
             raise ValueError(f"epochs must lie in [0, {MAX_EPOCHS}], got {epochs}.")
         C = float(C)
-        model = PrimalSVC(C=C, step=step, eta0=self.eta0, batch_size=BATCHES[batch],
-                          random_state=self.random_state)
-        trace = list(itertools.islice(model.iter_fit(self.X, self.y), epochs + 1))
-        last = trace[-1]
+        trace = self.trace(C, step, batch)
+        w, b = trace.coefs[epochs].copy(), float(trace.intercepts[epochs])
         w_ref, b_ref, J_ref = self.reference(C)
-        t = self.y * (self.X @ last.coef + last.intercept)
+        t = self.y * (self.X @ w + b)
         return {
             "X": self.X, "y": self.y, "C": C, "step": step, "batch_label": batch,
             "epochs": epochs, "max_epochs": MAX_EPOCHS,
-            "w": last.coef, "b": last.intercept,
-            "objectives": np.array([it.objective for it in trace]),
+            "w": w, "b": b,
+            "objectives": trace.objectives[: epochs + 1],
             "violators": np.flatnonzero(t < 1.0),
             "w_ref": w_ref, "b_ref": b_ref, "J_ref": J_ref,
         }
@@ -82,7 +87,7 @@ def soft_margin_explorer(X=None, y=None):
         "batch": dropdown(list(BATCHES), "full batch", "batch"),
         "epochs": slider(50, 0, MAX_EPOCHS, 1, "epochs"),
     }
-    return Explorer(model.compute, draw_soft_margin, controls, figsize=(9, 4))
+    return Explorer(model.compute, one_render_pass(draw_soft_margin), controls, figsize=(9, 4))
 
 
 def soft_margin_scrubber(epochs=(0, 1, 2, 3, 5, 8, 12, 20, 30, 50, 80, 150), **fixed):
