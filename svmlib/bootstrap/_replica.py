@@ -208,25 +208,18 @@ class _GaussianPart:
 
 
 def _gaussian_part(K, dl, g, lam, *, v_floor=V_FLOOR):
-    """The work of :func:`gaussian_cavities`, in the precision of ``K`` (float64 or float32).
-
-    Single precision (only far from the fixed point, see :func:`_attempt`) refuses
-    clamped sites: it raises a FloatingPointError so the caller falls back to double.
-    """
+    """The work of :func:`gaussian_cavities`; also returns G for the Newton step."""
     n = dl.size
-    dtype = K.dtype
-    sd = np.sqrt(dl).astype(dtype)
+    sd = np.sqrt(dl)
     B = sd[:, None] * K * sd[None, :]
     B[np.diag_indices(n)] += 1.0
     L = cholesky(B, lower=True, check_finite=False)
     A = solve_triangular(L, sd[:, None] * K, lower=True, check_finite=False)
     G = K - _gram_upper(A)
-    chi = np.diag(G).astype(float)
+    chi = np.diag(G).copy()
     b_ii = 1.0 - dl * chi
     clamped = np.flatnonzero(b_ii < CLAMPED_B)
     if clamped.size:
-        if dtype != np.float64:
-            raise FloatingPointError("clamped sites need double precision")
         E = np.zeros((n, clamped.size))
         E[clamped, np.arange(clamped.size)] = 1.0
         Z = solve_triangular(L, E, lower=True, check_finite=False)
@@ -242,8 +235,8 @@ def _gaussian_part(K, dl, g, lam, *, v_floor=V_FLOOR):
     G_off = G.copy()
     G_off[np.diag_indices(n)] = 0.0
     G2_off = G_off * G_off
-    m_rest = (G_off @ g.astype(dtype)).astype(float)  # sum_{j != i} G_ij g_j
-    V_rest = -(G2_off @ lam.astype(dtype)).astype(float)  # -sum_{j != i} G_ij^2 l_j
+    m_rest = G_off @ g  # sum_{j != i} G_ij g_j
+    V_rest = -(G2_off @ lam)  # -sum_{j != i} G_ij^2 l_j
     m = m_rest + chi * g
     V = V_rest - chi**2 * lam
     chi_c = chi / b_ii
@@ -389,30 +382,21 @@ class _Evaluation:
     step: float  # _scaled_step(x, r)
 
 
-def _evaluate(K, y, S_over_N, x, K_low=None):
-    """F at the cavity vector x, or None if the Gaussian part fails or is not finite.
-
-    With ``K_low`` (K in single precision) the Gaussian part is tried in single
-    precision first; where that fails (Cholesky, clamped sites) it is redone in double.
-    """
+def _evaluate(K, y, S_over_N, x):
+    """F at the cavity vector x, or None if the Gaussian part fails or is not finite."""
     with np.errstate(all="ignore"):  # a wild Newton step may overflow: caught as non-finite below
         m_c, V_c, chi_c = _split_cavity(x)
         sites, moments = site_parameters(y, m_c, V_c, chi_c, S_over_N)
-        part = None
-        if K_low is not None:
-            try:
-                part = _gaussian_part(K_low, *sites)
-            except (LinAlgError, ValueError, FloatingPointError):
-                part = None
         try:
-            part = part or _gaussian_part(K, *sites)
+            part = _gaussian_part(K, *sites)
         except (LinAlgError, ValueError):
             return None
         res = _residual(part.gauss, *moments)
         r = _cavity_vector(part.gauss) - x
-    if not (np.isfinite(res) and np.all(np.isfinite(r))):
+        step = _scaled_step(x, r)
+    if not (np.isfinite(res) and np.isfinite(step)):
         return None
-    return _Evaluation(x, sites, moments, part, res, r, _scaled_step(x, r))
+    return _Evaluation(x, sites, moments, part, res, r, step)
 
 
 def _site_jacobian(y, x, S_over_N):
