@@ -328,7 +328,9 @@ class _HardMarginWatch:
             return
         self.K, self.y, self.fit_intercept = K, y, fit_intercept
         n = y.shape[0]
-        self.alpha_limit = HARD_MARGIN_LIMIT / max(float(K.diagonal().max()), np.finfo(float).tiny)
+        radius2 = float(K.diagonal().max())
+        # (an all-zero kernel has no scale: leave it to the exact check below)
+        self.alpha_limit = HARD_MARGIN_LIMIT / radius2 if radius2 > 1e-200 else np.inf
         self.steps, self.next_check = 0, 20 * n + 1000
 
     def after_step(self, alpha_sum):
@@ -360,6 +362,8 @@ def hard_margin_feasible(K, y, *, fit_intercept=True):
     F = U[:, keep] * np.sqrt(lam[keep])
     if fit_intercept:
         F = np.column_stack([F, np.ones(n)])
+    if F.shape[1] == 0:  # K = 0 and no bias: f = 0 everywhere
+        return False
     res = linprog(np.zeros(F.shape[1]), A_ub=-(y[:, None] * F), b_ub=-np.ones(n),
                   bounds=(None, None), method="highs")
     return res.status != 2  # 2 = infeasible; numerical trouble counts as feasible (SMO goes on)

@@ -253,6 +253,9 @@ def test_infeasible_hard_margin_raises(fit_intercept):
     # the same data ARE separable by a flexible RBF kernel (full-rank Gram matrix)
     clf = DualSVC(C=np.inf, kernel=RBF(l=0.3), fit_intercept=fit_intercept).fit(Xb, yb)
     assert clf.score(Xb, yb) == 1.0
+    # a kernel that is zero everywhere separates nothing (and has no scale to compare with)
+    with pytest.raises(ValueError, match="infeasible"):
+        solve_dual(np.zeros((3, 3)), np.array([-1.0, 1.0, 1.0]), np.inf, fit_intercept=fit_intercept)
     # identical inputs with opposite labels cannot be separated by any kernel
     with pytest.raises(ValueError, match="infeasible"):
         solve_dual(RBF()(np.array([[0.0], [0.0], [1.0]])), np.array([1.0, -1.0, 1.0]), np.inf,
