@@ -59,8 +59,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from threadpoolctl import ThreadpoolController
 
+from ._threads import blas_single_thread
 from ._validation import check_C, check_data, check_inputs, check_kernel_matrix, check_positive, check_positive_int
 from .kernels import make_kernel
 
@@ -403,26 +403,6 @@ def _pair_violation(v, alpha, y, C):
     return max(float(m - M), 0.0)
 
 
-_CONTROLLER = None
-
-
-def _blas_one_thread():
-    """Single-threaded BLAS for the solve (a multithreaded daxpy/gemv at n = 2000 made each
-    SMO step 2x and the final K @ (y alpha) 6x slower on 2 cores). Like
-    svmlib._threads.blas_single_thread, but with the library scan cached: 0.01 ms instead of
-    0.25-0.85 ms per call, which matters for the many small solves of the bootstrap chapters.
-    """
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        _CONTROLLER = ThreadpoolController()  # scipy and numpy are loaded by now
-    return _CONTROLLER.limit(limits=1, user_api="blas")
-
-
-# --------------------------------------------------------------------------
-# Public API
-# --------------------------------------------------------------------------
-
-
 def _prepare(K, y, C, fit_intercept, tol, max_iter, alpha0):
     y = np.asarray(y, dtype=float) if _is_numeric(y) else None
     if y is None or y.ndim != 1:
@@ -577,7 +557,7 @@ def solve_dual(K, y, C=1.0, *, fit_intercept=True, tol=1e-3, max_iter=None, alph
     """
     solver, max_iter = _make_solver(K, y, C, fit_intercept, tol, max_iter, alpha0)
     n_iter = 0
-    with _blas_one_thread():
+    with blas_single_thread():
         for n_iter, _ in enumerate(_iterate(solver, max_iter), start=1):
             pass
         if not solver.converged:
