@@ -33,14 +33,15 @@ from sklearn.utils import check_random_state  # noqa: E402  (re-exported)
 def check_inputs(X, *, name="X", ensure_min_samples=1):
     """Return ``X`` as a finite 2-D float array or raise a ValueError."""
     try:
-        return check_array(
-            X,
-            dtype=np.float64,
-            ensure_2d=True,
-            ensure_all_finite=True,
-            ensure_min_samples=ensure_min_samples,
-            input_name=name,
-        )
+        with np.errstate(invalid="ignore", over="ignore"):  # sklearn sums the array to find NaN/inf
+            return check_array(
+                X,
+                dtype=np.float64,
+                ensure_2d=True,
+                ensure_all_finite=True,
+                ensure_min_samples=ensure_min_samples,
+                input_name=name,
+            )
     except ValueError as err:
         raise ValueError(
             f"{name} must be a finite 2-D array of shape (n_samples, n_features): {err}"
@@ -97,9 +98,10 @@ def check_data(X, y, *, name="X"):
     if y is None:
         raise ValueError("y is required: give one class label per row of X.")
     try:
-        X, y_raw = check_X_y(
-            X, y, dtype=np.float64, ensure_all_finite=True, ensure_2d=True, y_numeric=False,
-        )
+        with np.errstate(invalid="ignore", over="ignore"):  # sklearn sums the array to find NaN/inf
+            X, y_raw = check_X_y(
+                X, y, dtype=np.float64, ensure_all_finite=True, ensure_2d=True, y_numeric=False,
+            )
     except ValueError as err:
         raise ValueError(
             f"{name} must be a finite 2-D array (n_samples, n_features) and y a 1-D array "
@@ -116,7 +118,8 @@ def check_regression_data(X, y, *, name="X"):
     if y is None:
         raise ValueError("y is required: give one real-valued target per row of X.")
     try:
-        X, y = check_X_y(X, y, dtype=np.float64, ensure_all_finite=True, y_numeric=True)
+        with np.errstate(invalid="ignore", over="ignore"):  # sklearn sums the array to find NaN/inf
+            X, y = check_X_y(X, y, dtype=np.float64, ensure_all_finite=True, y_numeric=True)
     except ValueError as err:
         raise ValueError(
             f"{name} must be a finite 2-D array (n_samples, n_features) and y a finite 1-D array with one "
