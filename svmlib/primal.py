@@ -291,7 +291,7 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
         Stop when the relative duality gap ``(J(best) - bound) / J(best)`` is at
         most ``tol`` (see Convergence). ``None``: run exactly ``max_epochs``
         epochs (``converged_`` is then False and no warning is given).
-    random_state : int, numpy RandomState or None
+    random_state : int, numpy RandomState, numpy Generator or None
         Seeds the mini-batch shuffles (full batch is deterministic).
 
     Attributes
@@ -387,6 +387,12 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
             raise TypeError(f"projection must be True or False, got {self.projection!r}.")
         return C, lam, eta0, batch, max_epochs, tol
 
+    def _rng(self):
+        """A RandomState or Generator (both have ``permutation``) for the mini-batch shuffles."""
+        if isinstance(self.random_state, np.random.Generator):
+            return self.random_state  # used as given: it advances, as a Generator should
+        return check_random_state(self.random_state)
+
     def _step_size(self, t, lam, eta0):
         """eta_t for step ``t = 1, 2, ...``."""
         if self.step == "pegasos":
@@ -416,7 +422,7 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
     def _iterates(self, X, y, C, lam, eta0, batch, max_epochs):
         n, d = X.shape
         regularize_bias = self.bias == "augmented"
-        rng = check_random_state(self.random_state)
+        rng = self._rng()
         radius = 1.0 / np.sqrt(lam)  # |w*| <= 1/sqrt(lambda) (Pegasos, via strong duality)
         step_batch = n if batch is None else batch
         w, b, t = np.zeros(d), 0.0, 0

@@ -311,6 +311,10 @@ def test_seeded_runs_are_reproducible(blobs):
     # a RandomState object seeds it too
     d = _fit_quiet(random_state=np.random.RandomState(42), **params).fit(X, y)
     np.testing.assert_array_equal(a.coef_, d.coef_)
+    # and so does a Generator
+    e = _fit_quiet(random_state=np.random.default_rng(42), **params).fit(X, y)
+    f = _fit_quiet(random_state=np.random.default_rng(42), **params).fit(X, y)
+    np.testing.assert_array_equal(e.objective_history_, f.objective_history_)
 
 
 def test_batch_as_large_as_the_data_is_full_batch(blobs):
