@@ -81,9 +81,12 @@ def check_binary_labels(y):
             "integers, strings or booleans. Map your two classes to e.g. -1/+1."
         )
     if classes.size != 2 or target not in ("binary", "multiclass"):
+        # the leading phrases are the ones scikit-learn's estimator checks look for
+        lead = "Only binary classification is supported. " if classes.size > 2 else ""
+        counted = "1 class" if classes.size == 1 else f"{classes.size} classes"
         raise ValueError(
-            f"An SVM separates exactly two classes, but y has {classes.size} distinct "
-            f"label(s): {classes[:5]!r}. Give labels of two classes (e.g. -1/+1 or 0/1); "
+            f"{lead}An SVM separates exactly two classes, but y has {counted} (distinct "
+            f"labels {classes[:5]!r}). Give labels of two classes (e.g. -1/+1 or 0/1); "
             "for more classes use one-vs-rest (sklearn.multiclass.OneVsRestClassifier)."
         )
     y_pm = np.where(y == classes[1], 1.0, -1.0)
@@ -96,7 +99,8 @@ def check_data(X, y, *, name="X"):
     Returns ``X`` (float, 2-D, finite), ``y`` in {-1, +1} and the original ``classes``.
     """
     if y is None:
-        raise ValueError("y is required: give one class label per row of X.")
+        raise ValueError("This estimator requires y to be passed, but the target y is None: "
+                         "give one class label per row of X.")
     try:
         with np.errstate(invalid="ignore", over="ignore"):  # sklearn sums the array to find NaN/inf
             X, y_raw = check_X_y(
