@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.collections import LineCollection
+from matplotlib.ticker import MaxNLocator, NullLocator
 from scipy.stats import norm
 
 __all__ = ["draw_learning_curves", "draw_field_histogram", "draw_cavity_state", "draw_field_state"]
@@ -45,21 +47,32 @@ def draw_field_histogram(ax, samples, mean, var, *, title=None):
 
 
 def draw_cavity_state(fig, state):
-    """Widget figure: learning-curve point (left) and per-point cavity Gaussians (right)."""
+    """Widget figure: learning-curve point (left) and per-point cavity Gaussians (right).
+
+    Drawn for every widget event (<= 150 ms incl. rendering): few ticks (tick labels are most
+    of matplotlib's drawing time), one LineCollection for the Gaussians.
+    """
     ax1, ax2 = fig.subplots(1, 2)
     ax1.plot(state["S_grid"], state["eps_grid"], "C0-")
     ax1.plot([state["S_over_N"]], [state["error"]], "C1o", ms=8)
     ax1.set_xscale("log")
+    ax1.xaxis.set_minor_locator(NullLocator())
+    ax1.set_xticks(state["S_grid"], [f"{s:g}" for s in state["S_grid"]])
+    ax1.yaxis.set_major_locator(MaxNLocator(4))
     ax1.set_xlabel("S / N")
     ax1.set_ylabel("eps(S) (theory)")
     ax1.set_title(f"eps = {state['error']:.4f}, {state['n_iter']} iterations")
-    h = np.linspace(-4, 4, 400)
-    for k, (m, v, y) in enumerate(zip(state["m_c"], state["V_c"], state["y"])):
-        ax2.plot(h, norm.pdf(h, m, np.sqrt(v)), color="C0" if y > 0 else "C1", lw=1)
+    h = np.linspace(-4, 4, 200)
+    curves = [np.column_stack([h, norm.pdf(h, m, np.sqrt(v))]) for m, v in zip(state["m_c"], state["V_c"])]
+    colours = ["C0" if y > 0 else "C1" for y in state["y"]]
+    ax2.add_collection(LineCollection(curves, colors=colours, lw=1))
     ax2.axvline(0, color="k", lw=0.8)
+    ax2.set_xlim(-4, 4)
+    ax2.set_ylim(0, 3)
+    ax2.set_xticks([-4, -2, 0, 2, 4])
+    ax2.set_yticks([0, 1, 2, 3])
     ax2.set_xlabel("y-labelled field at left-out training points")
     ax2.set_title("cavity Gaussians N(m_c, V_c)")
-    ax2.set_ylim(0, 3)
 
 
 def draw_field_state(fig, state):

@@ -62,6 +62,8 @@ def field_state(index=0):
 
 def cavity_explorer():
     """S/N slider and kernel width dropdown -> learning-curve point and cavity Gaussians."""
+    for width in WIDTHS.values():  # solve both curves now (~0.1 s each), so no event waits for one
+        _curve(width)
     controls = dict(S_over_N=slider(1.0, -0.6, 0.9, 0.3, "S/N", log=True),
                     width=dropdown(list(WIDTHS.items()), 1.0, "kernel"))
     return Explorer(cavity_state, draw_cavity_state, controls, figsize=(9, 3.5))
