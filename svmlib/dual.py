@@ -651,6 +651,7 @@ class DualSVC(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self._precomputed()
+        tags.classifier_tags.multi_class = False  # an SVM separates two classes
         return tags
 
     def _precomputed(self):
@@ -700,8 +701,8 @@ class DualSVC(ClassifierMixin, BaseEstimator):
         else:
             X = check_inputs(X)
             if X.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {X.shape[1]} features but the model was fitted with "
-                                 f"{self.n_features_in_}; give inputs of the same dimension.")
+                raise ValueError(f"X has {X.shape[1]} features, but DualSVC is expecting "
+                                 f"{self.n_features_in_} features as input; give inputs of the same dimension.")
             if self.support_.size == 0:
                 return np.full(X.shape[0], self.intercept_[0])
             K_sv = self._kernel()(X, self.support_vectors_)
@@ -709,4 +710,5 @@ class DualSVC(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Class labels: ``classes_[1]`` where the decision value is positive, else ``classes_[0]``."""
+        check_is_fitted(self, "dual_coef_")
         return self.classes_[(self.decision_function(X) > 0).astype(int)]

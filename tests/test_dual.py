@@ -396,3 +396,12 @@ def test_no_steps_and_more_bad_input():
         solve_dual(np.zeros((0, 0)), np.zeros(0))
     with pytest.raises(TypeError, match="alpha0"):
         solve_dual(K, y, alpha0=["x"] * len(y))
+
+
+# scikit-learn's own estimator checks: an independent test of the estimator protocol
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+
+@parametrize_with_checks([DualSVC(), DualSVC(fit_intercept=False)])
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
