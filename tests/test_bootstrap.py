@@ -320,3 +320,64 @@ def test_estimators_fields_at_new_inputs(crabs):
 def test_estimator_unfitted_message():
     with pytest.raises(ValueError, match="fit"):
         ReplicaBootstrap().field_distribution(np.zeros((2, 3)))
+
+
+# ----------------------------------------------------------------------------- the Newton solver
+def test_newton_and_plain_iterations_reach_the_same_fixed_point(crabs):
+    X, y, K = crabs
+    for S in (0.5, 1.0, 4.0):
+        a = solve_replica(K, y, S, newton=True)
+        b = solve_replica(K, y, S, newton=False)
+        assert a.converged and b.converged
+        # Both stop at a marginal disagreement < 1e-8; the cavities then agree to ~1e-8 (measured
+        # <= 2.5e-8 for V_c on three data sets), the error to ~1e-11.
+        np.testing.assert_allclose(a.m_c, b.m_c, atol=1e-7)
+        np.testing.assert_allclose(a.V_c, b.V_c, rtol=1e-6, atol=1e-7)
+        assert abs(a.error - b.error) < 1e-9
+        assert a.n_iter < b.n_iter  # the point of Newton
+
+
+def test_newton_jacobian_matches_finite_differences_of_the_map(small):
+    # The Newton step applies (I - F'(x)) analytically from G; compare with central differences
+    # of the exact map F at a point near (not at) the fixed point.
+    from svmlib.bootstrap import _replica as R
+
+    X, y, K = small
+    sol = solve_replica(K, y, 1.0)
+    rng = np.random.default_rng(4)
+    x = np.concatenate([sol.m_c, np.log(sol.V_c), np.log(sol.chi_c)]) + 0.01 * rng.standard_normal(3 * y.size)
+    ev = R._evaluate(K, y, 1.0, x)
+    captured = {}
+
+    def fake_gmres(matvec, b, rtol):
+        captured["matvec"] = matvec
+        return np.zeros_like(b)
+
+    original = R._gmres
+    R._gmres = fake_gmres
+    try:
+        R._newton_direction(y, 1.0, ev, 0.1)
+    finally:
+        R._gmres = original
+    F = lambda z: R._evaluate(K, y, 1.0, z).r + z  # noqa: E731
+    for k in range(3):
+        v = np.zeros(3 * y.size)
+        v[k * y.size:(k + 1) * y.size] = rng.standard_normal(y.size)
+        h = 1e-6
+        fd = (F(x + h * v) - F(x - h * v)) / (2 * h)
+        analytic = v - captured["matvec"](v)
+        # FD truncation ~h^2 and round-off ~1e-16/h ~ 1e-10 relative; the analytic products use
+        # single-precision copies of G (relative 1e-7) and a FD site Jacobian (~1e-10).
+        np.testing.assert_allclose(analytic, fd, atol=1e-5 * np.abs(fd).max())
+
+
+def test_gmres_solves_a_small_nonsymmetric_system():
+    from svmlib.bootstrap._replica import _gmres
+
+    rng = np.random.default_rng(5)
+    A = np.eye(40) + 0.3 * rng.standard_normal((40, 40)) / np.sqrt(40)
+    b = rng.standard_normal(40)
+    x = _gmres(lambda v: A @ v, b, rtol=1e-12)
+    np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-9, atol=1e-10)
+    x_loose = _gmres(lambda v: A @ v, b, rtol=1e-2)  # inexact: residual below the forcing term
+    assert np.linalg.norm(A @ x_loose - b) <= 1e-2 * np.linalg.norm(b) * (1 + 1e-9)
