@@ -122,7 +122,7 @@ def test_page_renders_offline(server, page):
     assert raw == 0, f"{page}: {raw} of {len(dom.math)} math elements show raw TeX (MathJax did not run offline)"
     for src in dom.images:
         parsed = urlparse(src)
-        if parsed.scheme == "data":
+        if parsed.scheme in ("data", "blob"):  # inline images, and widget images made in the page
             continue
         assert not parsed.scheme or parsed.netloc.startswith("127.0.0.1"), f"{page}: remote image {src}"
         target = (HTML / page).parent / unquote(parsed.path) if not parsed.scheme else HTML / unquote(parsed.path).lstrip("/")
