@@ -50,3 +50,15 @@ def test_single_alpha_and_error_bar_checkers():
     assert "noise" in check_single_alpha(np.sqrt(2 / np.pi)).message
     assert check_error_bar(np.sqrt(63 * 269 / 332))
     assert not check_error_bar(np.sqrt(63 / 332 * 269 / 332 / 332))
+
+
+def test_online_event_renders_the_figure_once(monkeypatch):
+    # fixed_layout drops the layout engine altogether: with any engine (even matplotlib's
+    # placeholder) savefig runs a second full draw per event.
+    from matplotlib.figure import Figure
+
+    explorer = wgpc.online_explorer()
+    calls, original = [], Figure.draw
+    monkeypatch.setattr(Figure, "draw", lambda self, renderer: calls.append(1) or original(self, renderer))
+    explorer.controls["t"].value = 60
+    assert len(calls) == 1 and explorer.state["t"] == 60

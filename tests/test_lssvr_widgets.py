@@ -71,3 +71,16 @@ def test_exercise_prior_eigenvalue():
     assert ex.check_prior_smallest_eigenvalue(lam)
     assert not ex.check_prior_smallest_eigenvalue(-lam)
     assert not ex.check_prior_smallest_eigenvalue(0.0)
+
+
+def test_widget_events_render_the_figure_once(monkeypatch):
+    # fixed_layout drops the layout engine altogether: with any engine (even matplotlib's
+    # placeholder) savefig runs a second full draw per event.
+    from matplotlib.figure import Figure
+
+    explorers = [(w.epsilon_explorer(), "eps", 10.0), (w.sinc_explorer(), "c", 2.0)]
+    calls, original = [], Figure.draw
+    monkeypatch.setattr(Figure, "draw", lambda self, renderer: calls.append(1) or original(self, renderer))
+    for explorer, name, value in explorers:
+        explorer.controls[name].value = value
+    assert len(calls) == 2

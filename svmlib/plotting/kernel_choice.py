@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .maximum_margin import scatter_classes
+from .maximum_margin import fixed_ticks, scatter_classes
 from .smo import draw_decision_regions
 
 __all__ = ["draw_kernel_boundary"]
@@ -18,11 +18,12 @@ def draw_kernel_boundary(fig, state, ax=None):
     sv = state["support"]
     ax.scatter(X[sv, 0], X[sv, 1], s=80, facecolors="none", edgecolors="black", lw=0.9,
                label=f"{sv.size} support vectors", zorder=4)
-    ax.set_xlim(state["grid_x"].min(), state["grid_x"].max())
-    ax.set_ylim(state["grid_y"].min(), state["grid_y"].max())
+    fixed_ticks(ax, xlim=(state["grid_x"].min(), state["grid_x"].max()),
+                ylim=(state["grid_y"].min(), state["grid_y"].max()))
     ax.set_xlabel("$x_1$")
     ax.set_ylabel("$x_2$")
     ax.legend(loc="lower left", fontsize="x-small")
+    # y=1.0: skips matplotlib's automatic title placement (see draw_margin)
     ax.set_title(f"{state['label']}: train acc {state['train_accuracy']:.2f}, test acc {state['test_accuracy']:.2f}",
-                 fontsize="small")
+                 fontsize="small", y=1.0)
     return ax

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .maximum_margin import CLASS_COLORS, scatter_classes
+from .maximum_margin import CLASS_COLORS, fixed_ticks, scatter_classes
 
 __all__ = ["draw_lagrange_circle", "draw_decision_regions", "draw_smo_step"]
 
@@ -71,13 +71,14 @@ def draw_smo_step(fig, state):
         i, j = pair
         ax.plot(X[[i, j], 0], X[[i, j], 1], color="#E69F00", lw=2.5, zorder=2, label="working pair")
         ax.scatter(X[[i, j], 0], X[[i, j], 1], s=160, facecolors="none", edgecolors="#E69F00", lw=2.2, zorder=5)
-    ax.set_xlim(state["grid_x"].min(), state["grid_x"].max())
-    ax.set_ylim(state["grid_y"].min(), state["grid_y"].max())
+    fixed_ticks(ax, xlim=(state["grid_x"].min(), state["grid_x"].max()),
+                ylim=(state["grid_y"].min(), state["grid_y"].max()))
     ax.set_aspect("equal", adjustable="box")
     ax.set_xlabel("$x_1$")
     ax.set_ylabel("$x_2$")
     ax.legend(loc="upper left", fontsize="xx-small")
-    ax.set_title(f"C = {C:g}, step {state['iteration']} of {state['n_steps']}")
+    # y=1.0: skips matplotlib's automatic title placement (see draw_margin)
+    ax.set_title(f"C = {C:g}, step {state['iteration']} of {state['n_steps']}", y=1.0)
 
     idx = np.arange(alpha.size)
     colors = [CLASS_COLORS[int(v)] for v in y]
@@ -87,18 +88,19 @@ def draw_smo_step(fig, state):
         axa.plot(list(pair), alpha[list(pair)], "o", color="#E69F00", ms=8, label="working pair")
     axa.axhline(C, color="0.4", ls="--", lw=1.0)
     axa.text(alpha.size - 0.5, C, "C", va="bottom", ha="right", fontsize="small")
-    axa.set_ylim(0, 1.12 * C)
-    axa.set_xlim(-1, alpha.size)
+    fixed_ticks(axa, xlim=(-1, alpha.size), ylim=(0, 1.12 * C))
     axa.set_xlabel("training point $i$")
     axa.set_ylabel(r"$\alpha_i$")
-    axa.set_title(r"multipliers ($\sum_i y_i\alpha_i = 0$)")
+    axa.set_title(r"multipliers ($\sum_i y_i\alpha_i = 0$)", y=1.0)
 
     W = state["objectives"]
     axw.plot(np.arange(W.size), W, color="0.35", lw=1.2)
     axw.plot([state["iteration"]], [W[state["iteration"]]], "o", color="black", ms=6)
     axw.axhline(W[-1], color="#009E73", ls="--", lw=1.0, label="optimum")
+    pad = 0.05 * max(np.ptp(W), 1e-12)  # matplotlib's default autoscale margin, set by hand for fixed ticks
+    fixed_ticks(axw, xlim=(-0.05 * max(W.size - 1, 1), 1.05 * max(W.size - 1, 1)), ylim=(W.min() - pad, W.max() + pad))
     axw.set_xlabel("SMO step")
     axw.set_ylabel(r"dual objective $W(\alpha)$")
-    axw.set_title(f"KKT violation {state['violation']:.2g}")
+    axw.set_title(f"KKT violation {state['violation']:.2g}", y=1.0)
     axw.legend(loc="lower right", fontsize="x-small")
     return ax, axa, axw

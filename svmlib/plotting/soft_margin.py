@@ -55,7 +55,8 @@ def draw_soft_margin(fig, state):
     ax.set_xlabel("$x_1$")
     ax.set_ylabel("$x_2$")
     ax.legend(loc="upper left", fontsize="x-small")
-    ax.set_title(f"C = {state['C']:.3g}, {state['step']}, {state['batch_label']}")
+    # y=1.0: skips matplotlib's automatic title placement (see draw_margin)
+    ax.set_title(f"C = {state['C']:.3g}, {state['step']}, {state['batch_label']}", y=1.0)
 
     gap = np.asarray(state["objectives"]) - state["J_ref"]
     epochs = np.arange(gap.size)
@@ -71,5 +72,5 @@ def draw_soft_margin(fig, state):
     axo.yaxis.set_major_locator(LogLocator(numticks=6))
     axo.yaxis.set_minor_locator(NullLocator())
     axo.legend(loc="upper right", fontsize="x-small")
-    axo.set_title(f"J = {state['objectives'][-1]:.4g}, J* = {state['J_ref']:.4g}")
+    axo.set_title(f"J = {state['objectives'][-1]:.4g}, J* = {state['J_ref']:.4g}", y=1.0)
     return ax, axo
