@@ -80,7 +80,7 @@ class ReplicaBootstrap(_BootstrapBase):
     kernel : svmlib Kernel, name or callable
     S_over_N : float
         Mean bootstrap sample size over the number of distinct training points.
-    tol, max_iter, dampings, anderson
+    tol, max_iter, dampings, anderson, newton
         Fixed-point options of :func:`solve_replica`.
     deduplicate : bool
         Drop duplicated inputs (with a warning) instead of raising a ValueError.
@@ -99,13 +99,14 @@ class ReplicaBootstrap(_BootstrapBase):
     """
 
     def __init__(self, kernel=None, S_over_N=1.0, *, tol=1e-8, max_iter=500, dampings=(1.0, 0.5, 0.2),
-                 anderson=5, deduplicate=False):
+                 anderson=5, newton=True, deduplicate=False):
         self.kernel = kernel
         self.S_over_N = S_over_N
         self.tol = tol
         self.max_iter = max_iter
         self.dampings = dampings
         self.anderson = anderson
+        self.newton = newton
         self.deduplicate = deduplicate
 
     def fit(self, X, y, init=None):
@@ -113,7 +114,7 @@ class ReplicaBootstrap(_BootstrapBase):
         X, y, K = self._prepare(X, y)
         self.K_ = K
         sol = solve_replica(K, y, self.S_over_N, init=init, tol=self.tol, max_iter=self.max_iter,
-                            dampings=self.dampings, anderson=self.anderson)
+                            dampings=self.dampings, anderson=self.anderson, newton=self.newton)
         self.solution_ = sol
         self.error_ = sol.error
         self.error_632_ = efron_632(sol.error)

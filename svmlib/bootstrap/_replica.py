@@ -21,8 +21,15 @@ cures an observed failure:
 1. new site parameters in closed form, with 1 - q = Phi(-Delta) + e^{-S/N} Phi(Delta);
 2. cavities through B = I + D^1/2 K D^1/2 = L L^T, without the cancelling 1/chi - dl;
 3. V_c clipped at a tiny positive value (isolated points under narrow kernels);
-4. undamped updates first, then damping 0.5, then 0.2 -- here with Anderson
-   acceleration of the fixed point, which cuts the number of O(N^3) iterations.
+4. undamped updates first, then damping 0.5, then 0.2.
+
+Speed. Each iteration costs one Cholesky factor, one triangular solve and one
+symmetric product of N x N matrices. Plain iterations converge linearly (~30 at
+S = N); here they only bring the iterate near the fixed point, and inexact Newton
+steps finish (about four, instead of ~20 plain ones): the Jacobian of the iteration
+is applied matrix-free with the G of the current iteration, the Newton system solved
+by GMRES. Warm starts along a learning curve start from the previous cavities. The
+fixed point, and the convergence test on it, are those of the plain iteration.
 """
 
 from __future__ import annotations
@@ -426,7 +433,7 @@ def _site_jacobian(y, x, S_over_N):
     return J
 
 
-def _newton_direction(y, S_over_N, ev, rtol, mu=0.0):
+def _newton_direction(y, S_over_N, ev, rtol):
     """Inexact Newton step d solving (I - F'(x)) d = F(x) - x by GMRES.
 
     F' is applied matrix-free from the factorisation already paid for: with
@@ -461,7 +468,7 @@ def _newton_direction(y, S_over_N, ev, rtol, mu=0.0):
         dm_c = (dm - dchi * g - chi * dg) / b - m_c * db / b
         dV_c = (dV + 2 * chi * dchi * lam + chi**2 * dlam) / b**2 - 2 * V_c * db / b
         dlog_V = np.where(clipped, 0.0, dV_c / V_c)
-        return (1.0 + mu) * v.ravel() - np.concatenate([dm_c, dlog_V, dlog_chi])
+        return v.ravel() - np.concatenate([dm_c, dlog_V, dlog_chi])
 
     with np.errstate(all="ignore"):
         d = _gmres(matvec, ev.r, rtol)
@@ -544,7 +551,9 @@ def _attempt(K, y, S_over_N, x0, damping, tol, max_iter, anderson, newton):
         prev = ev
         d = None
         if newton and (ev.step < NEWTON_START or ev.res < NEWTON_START_RESIDUAL):
-            d = _newton_direction(y, S_over_N, ev, rtol=min(0.1, ev.step))
+            # forcing term ~ step^2: quadratic convergence (Dembo et al.); over 18 cases 174 iterations
+            # in total against 183 with min(0.1, step)
+            d = _newton_direction(y, S_over_N, ev, rtol=min(0.1, ev.step**2))
         if d is not None:
             x, from_newton = ev.x + d, True
             continue
