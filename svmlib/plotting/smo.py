@@ -88,7 +88,7 @@ def draw_smo_step(fig, state):
         axa.plot(list(pair), alpha[list(pair)], "o", color="#E69F00", ms=8, label="working pair")
     axa.axhline(C, color="0.4", ls="--", lw=1.0)
     axa.text(alpha.size - 0.5, C, "C", va="bottom", ha="right", fontsize="small")
-    fixed_ticks(axa, xlim=(-1, alpha.size), ylim=(0, 1.12 * C))
+    fixed_ticks(axa, xlim=(-1, alpha.size), ylim=(0, 1.12 * C), nbins=3)
     axa.set_xlabel("training point $i$")
     axa.set_ylabel(r"$\alpha_i$")
     axa.set_title(r"multipliers ($\sum_i y_i\alpha_i = 0$)", y=1.0)
