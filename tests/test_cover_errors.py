@@ -73,6 +73,10 @@ def test_grid_prior_checks_weights_noise_and_definiteness():
     np.testing.assert_allclose(prior.weights, np.arange(1.0, 11.0) / 55.0)
     with pytest.raises(ValueError, match=r"shape \(n_draws, 10\); got \(2, 9\)"):
         prior.draw(np.zeros((2, 9)))
+    # one white-noise vector is one draw, the same as a batch of one
+    z = np.random.default_rng(0).standard_normal(10)
+    np.testing.assert_array_equal(prior.draw(z, scale=4.0), prior.draw(z[None, :], scale=4.0))
+    np.testing.assert_allclose(prior.draw(z, scale=4.0)[0], 2.0 * prior.L @ z)
     with pytest.raises(ValueError, match="not positive definite even with relative jitter"):
         pr.GridPrior(UserKernel(_negative_kernel), grid)
 
@@ -257,6 +261,16 @@ def test_lssvr_input_checks():
         lssvr.loglog_slope([1.0, 2.0], [1.0, 0.0])
     x = np.logspace(-3, 0, 7)
     assert lssvr.loglog_slope(x, 3 * x ** 2) == pytest.approx(2.0)
+
+
+def test_lssvr_posterior_precision_singular_for_identical_inputs():
+    # Three identical inputs (K = 1 1^T) and a negligible ridge 1/gamma: the KKT matrix is singular
+    # to working precision, so no posterior mean can be computed.
+    with pytest.raises(ValueError, match="posterior precision is singular"):
+        lssvr.posterior_factor(np.ones((3, 3)), np.array([1.0, 2.0, 3.0]), 1e16, 0.0)
+    # with a real ridge the same data are fine: the mean of y is the bias, as for any constant kernel
+    _, mu = lssvr.posterior_factor(np.ones((3, 3)), np.array([1.0, 2.0, 3.0]), 1.0, 0.0)
+    assert np.all(np.isfinite(mu))
 
 
 def test_lssvr_posterior_without_a_gaussian():

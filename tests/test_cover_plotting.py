@@ -54,7 +54,24 @@ def _legend_texts(ax):
     return [t.get_text() for t in legend.get_texts()]
 
 
-# ----------------------------------------------------------------------------- chapter 2, 3, 5
+# ----------------------------------------------------------------------------- chapter 1, 2, 3, 5
+def test_draw_line_defaults_to_the_current_axes_limits():
+    from svmlib.plotting.maximum_margin import draw_line
+
+    fig = _figure()
+    ax = fig.subplots()
+    ax.set_xlim(-2.0, 3.0)
+    ax.set_ylim(-1.0, 1.0)
+    w, b = np.array([0.5, 2.0]), 0.25  # flatter than 45 degrees: parametrised by x
+    (line,) = draw_line(ax, w, b, level=1.0)
+    xy = line.get_xydata()
+    np.testing.assert_allclose(xy[:, 0], [-2.0, 3.0])
+    np.testing.assert_allclose(xy @ w + b, 1.0)  # both ends on w.x + b = 1
+    (steep,) = draw_line(ax, np.array([3.0, 1.0]), 0.0)  # steeper: parametrised by y
+    np.testing.assert_allclose(steep.get_ydata(), [-1.0, 1.0])
+    np.testing.assert_allclose(steep.get_xydata() @ [3.0, 1.0], 0.0, atol=1e-12)
+
+
 def test_hinge_subgradients_stay_below_the_hinge():
     fig = _figure()
     ax = fig.subplots()
