@@ -540,6 +540,7 @@ def _attempt(K, y, S_over_N, x0, damping, tol, max_iter, anderson, newton):
     acc = _Anderson(anderson) if (anderson and not newton) else None
     best, history = None, []
     prev, from_newton = None, False
+    it = 0  # iterations = evaluations of the map, including failed ones
     for it in range(1, max_iter + 1):
         ev = _evaluate(K, y, S_over_N, x)
         if ev is None:
@@ -573,7 +574,7 @@ def _attempt(K, y, S_over_N, x0, damping, tol, max_iter, anderson, newton):
             acc.reset()
             x_next = ev.x + damping * ev.r
         x = x_next
-    return best, history, len(history), False
+    return best, history, it, False
 
 
 def _start(K, y, S_over_N, init):
