@@ -208,6 +208,9 @@ def test_bootstrap_estimators_check_their_inputs(separable_blobs):
         ReplicaBootstrap().fit(X, y[:39])
     with pytest.raises(ValueError, match="not fitted yet"):
         MonteCarloBootstrap().field_samples(X)
+    fitted = ReplicaBootstrap(kernel=RBF(l=3.0)).fit(X, y)
+    with pytest.raises(ValueError, match="X_new has 1 features, the training inputs 2"):
+        fitted.predict_proba(X[:, :1])
 
 
 def test_hard_margin_helpers_edge_cases():

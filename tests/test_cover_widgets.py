@@ -45,6 +45,12 @@ def test_explorer_lays_out_afresh_when_the_panel_count_changes():
     assert explorer.n_updates == 2
 
 
+def test_explorer_displays_its_widget(capsys):
+    explorer = Explorer(lambda n: {"n": n}, _panels, {"n": dropdown([1, 2], 1, "panels")})
+    explorer._ipython_display_()  # outside a kernel IPython prints the widget's text form
+    assert "VBox" in capsys.readouterr().out
+
+
 def test_margin_scrubber_one_frame_per_angle():
     html = wmm.margin_scrubber(angles=[0.0, 45.0, 90.0], X=_X6, y=_Y6).data
     assert html.count(_FRAME) == 3
@@ -64,6 +70,8 @@ def test_soft_margin_scrubber_and_bad_batch():
     assert html.count(_FRAME) == 2
     with pytest.raises(ValueError, match="batch must be one of"):
         wsm.SoftMarginModel().compute(batch="half batch")
+    with pytest.raises(ValueError, match=r"epochs must lie in \[0, "):
+        wsm.SoftMarginModel().compute(epochs=wsm.MAX_EPOCHS + 1)
 
 
 def test_kernel_scrubber_one_frame_per_length_scale():
