@@ -227,5 +227,7 @@ def test_fixed_ticks_are_few_nice_and_inside_the_limits():
         np.testing.assert_allclose(step, step[0])
         mantissa = step[0] / 10 ** np.floor(np.log10(step[0]))  # AutoLocator's steps, never 3, 4, 6, 8
         assert min(abs(mantissa - m) for m in (1, 2, 2.5, 5)) < 1e-9
-    fixed_ticks(ax, xlim=(0, 24))
+    fixed_ticks(ax, xlim=(0, 24), nbins=4)  # not 0, 8, 16, 24 (MaxNLocator's default steps)
     np.testing.assert_allclose(ax.get_xticks(), [0, 10, 20])
+    fixed_ticks(ax, xlim=(-1.6, 2.6))  # default nbins=5: unit steps on a data panel
+    np.testing.assert_allclose(ax.get_xticks(), [-1, 0, 1, 2])

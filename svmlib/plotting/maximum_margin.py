@@ -54,7 +54,7 @@ def draw_line(ax, w, b, *, level=0.0, lims=None, **kwargs):
     return ax.plot(xs, ys, **kwargs)
 
 
-def fixed_ticks(ax, *, xlim=None, ylim=None, nbins=4):
+def fixed_ticks(ax, *, xlim=None, ylim=None, nbins=5):
     """Set the axis limits and a few explicit ticks, all inside them.
 
     Why: a widget redraws its axes from scratch on every event, and each tick is a Tick

@@ -41,7 +41,9 @@ def epsilon_scrubber(values=None):
     return scrubber(epsilon_convergence, draw_epsilon_convergence, "eps", values, figsize=(10, 3.8))
 
 
+@functools.lru_cache(maxsize=256)
 def _sinc_compute(c, gamma, n=N_WIDGET):
+    # Cached: the sliders move on a grid, so a value seen before costs nothing (a fresh one ~8 ms).
     return sinc_bands(c=c, gamma=gamma, eps=1e-4, n=n, n_grid=240)
 
 
