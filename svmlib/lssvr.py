@@ -314,7 +314,8 @@ def posterior_factor(K, y, gamma, eps, *, noise_variance=1.0):
             signs = np.where(np.diag(R) < 0, -1.0, 1.0)
             R, r = R * signs[:, None], r * signs
             if np.min(np.abs(np.diag(R))) <= np.finfo(float).eps * np.abs(np.diag(R)).max() * (n + 1):
-                raise ValueError("The posterior precision is singular; use a larger eps or gamma.")
+                raise ValueError("The posterior precision is singular; use a larger eps, a smaller gamma (more ridge 1/gamma), "
+                                 "or remove duplicate inputs.")
             mu = linalg.solve_triangular(R, r, check_finite=False)
         else:
             Phi = _design(K)

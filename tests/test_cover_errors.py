@@ -202,9 +202,9 @@ def test_gpc_estimators_warn_and_check():
 # ----------------------------------------------------------------------------- bootstrap (chapter 8)
 def test_bootstrap_estimators_check_their_inputs(separable_blobs):
     X, y = separable_blobs
-    with pytest.raises(ValueError, match="y is required"):
+    with pytest.raises(ValueError, match="target y is None"):
         ReplicaBootstrap().fit(X, None)
-    with pytest.raises(ValueError, match="X has 40 rows but y has 39 labels"):
+    with pytest.raises(ValueError, match="inconsistent numbers of samples: \\[40, 39\\]"):
         ReplicaBootstrap().fit(X, y[:39])
     with pytest.raises(ValueError, match="not fitted yet"):
         MonteCarloBootstrap().field_samples(X)

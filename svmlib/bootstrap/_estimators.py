@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from .._validation import check_binary_labels, check_inputs
+from .._validation import check_data, check_inputs
 from ..kernels import RBF, make_kernel
 from ._hardmargin import JITTER
 from ._montecarlo import monte_carlo_bootstrap
@@ -49,14 +49,7 @@ def efron_632(bootstrap_error, training_error=0.0):
 
 class _BootstrapBase(BaseEstimator):
     def _prepare(self, X, y):
-        # (svmlib._validation.check_data passes input_name to check_X_y, which this scikit-learn
-        # rejects; validate X and y separately until the shared helper is fixed.)
-        X = check_inputs(X)
-        if y is None:
-            raise ValueError("y is required: give one class label per row of X.")
-        y, _ = check_binary_labels(y)
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels; give one label per row.")
+        X, y, _ = check_data(X, y)
         X, y, keep = distinct_inputs(X, y, self.deduplicate)
         # default: the chapter's "broad" RBF, length scale sqrt(d) on standardised inputs
         self.kernel_ = RBF(l=np.sqrt(X.shape[1])) if self.kernel is None else make_kernel(self.kernel)
