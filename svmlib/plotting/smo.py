@@ -49,9 +49,12 @@ def draw_decision_regions(ax, grid_x, grid_y, f, *, margins=True, fill=True):
         ax.imshow((f > 0).astype(float), origin="lower", cmap=cmap, alpha=0.12, vmin=0, vmax=1,
                   extent=(grid_x.min(), grid_x.max(), grid_y.min(), grid_y.max()), aspect="auto",
                   interpolation="nearest")
-    levels, styles = ([-1, 0, 1], ["--", "-", "--"]) if margins else ([0], ["-"])
+    if margins:
+        levels, styles, widths = [-1, 0, 1], ["--", "-", "--"], [0.9, 1.6, 0.9]
+    else:
+        levels, styles, widths = [0], ["-"], [1.6]
     if np.nanmin(f) < max(levels) and np.nanmax(f) > min(levels):
-        ax.contour(grid_x, grid_y, f, levels=levels, colors="black", linestyles=styles, linewidths=[0.9, 1.6, 0.9][: len(levels)] if margins else [1.6])
+        ax.contour(grid_x, grid_y, f, levels=levels, colors="black", linestyles=styles, linewidths=widths)
 
 
 def draw_smo_step(fig, state):
