@@ -54,11 +54,13 @@ def test_single_alpha_and_error_bar_checkers():
 
 def test_online_event_renders_the_figure_once(monkeypatch):
     # fixed_layout drops the layout engine altogether: with any engine (even matplotlib's
-    # placeholder) savefig runs a second full draw per event.
+    # placeholder) savefig runs a second full draw per event. Under the book's style
+    # (figure.constrained_layout.use) too, which the readers' notebooks use.
     from matplotlib.figure import Figure
 
-    explorer = wgpc.online_explorer()
-    calls, original = [], Figure.draw
-    monkeypatch.setattr(Figure, "draw", lambda self, renderer: calls.append(1) or original(self, renderer))
-    explorer.controls["t"].value = 60
+    with matplotlib.rc_context({"figure.constrained_layout.use": True}):
+        explorer = wgpc.online_explorer()
+        calls, original = [], Figure.draw
+        monkeypatch.setattr(Figure, "draw", lambda self, renderer: calls.append(1) or original(self, renderer))
+        explorer.controls["t"].value = 60
     assert len(calls) == 1 and explorer.state["t"] == 60

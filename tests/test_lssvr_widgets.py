@@ -78,9 +78,10 @@ def test_widget_events_render_the_figure_once(monkeypatch):
     # placeholder) savefig runs a second full draw per event.
     from matplotlib.figure import Figure
 
-    explorers = [(w.epsilon_explorer(), "eps", 10.0), (w.sinc_explorer(), "c", 2.0)]
-    calls, original = [], Figure.draw
-    monkeypatch.setattr(Figure, "draw", lambda self, renderer: calls.append(1) or original(self, renderer))
-    for explorer, name, value in explorers:
-        explorer.controls[name].value = value
+    with matplotlib.rc_context({"figure.constrained_layout.use": True}):  # as under book.mplstyle
+        explorers = [(w.epsilon_explorer(), "eps", 10.0), (w.sinc_explorer(), "c", 2.0)]
+        calls, original = [], Figure.draw
+        monkeypatch.setattr(Figure, "draw", lambda self, renderer: calls.append(1) or original(self, renderer))
+        for explorer, name, value in explorers:
+            explorer.controls[name].value = value
     assert len(calls) == 2

@@ -195,17 +195,28 @@ def _count_figure_draws(monkeypatch):
     return calls
 
 
+@pytest.mark.parametrize("book_style", [False, True])
 @pytest.mark.parametrize("factory", [maximum_margin.margin_explorer, soft_margin.soft_margin_explorer,
                                      smo.smo_explorer, kernel_choice.kernel_explorer])
-def test_an_event_renders_the_figure_once(factory, monkeypatch):
+def test_an_event_renders_the_figure_once(factory, book_style, monkeypatch):
     # The Explorer leaves a placeholder layout engine after its first render, which makes
     # savefig run a second full draw; one_render_pass removes it. Count the real draws.
-    ex = factory()
-    calls = _count_figure_draws(monkeypatch)
-    name, control = next(iter(ex.controls.items()))
-    options = getattr(control, "options", None)
-    control.value = options[-1] if options else control.max
+    # book.mplstyle sets figure.constrained_layout.use, under which set_layout_engine(None)
+    # would switch constrained layout back on: the readers' notebooks run with that style.
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    with matplotlib.rc_context({"figure.constrained_layout.use": book_style}):
+        ex = factory()
+        calls = _count_figure_draws(monkeypatch)
+        layouts = []
+        original_execute = ConstrainedLayoutEngine.execute
+        monkeypatch.setattr(ConstrainedLayoutEngine, "execute",
+                            lambda self, fig: layouts.append(1) or original_execute(self, fig))
+        name, control = next(iter(ex.controls.items()))
+        options = getattr(control, "options", None)
+        control.value = options[-1] if options else control.max
     assert ex.n_updates == 2 and len(calls) == 1
+    assert not layouts  # constrained layout ran for the first render only
     # the axes stay where the first (constrained) layout put them
     assert len(ex.fig.axes) == len(ex._positions)
     for ax, pos in zip(ex.fig.axes, ex._positions):

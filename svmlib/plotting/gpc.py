@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .maximum_margin import fixed_ticks
+from .maximum_margin import drop_layout_engine, fixed_ticks
 
 __all__ = [
     "METHOD_LABELS",
@@ -23,7 +23,7 @@ def _two_panels(fig, fixed_layout, width_ratios, **margins):
     """Two axes side by side; ``fixed_layout`` swaps constrained layout (about a third of a widget
     redraw, profiled) for fixed margins."""
     if fixed_layout:
-        fig.set_layout_engine(None)  # not "none": any engine, even a placeholder, makes savefig draw twice
+        drop_layout_engine(fig)  # not "none": any engine, even a placeholder, makes savefig draw twice
         return fig.subplots(1, 2, gridspec_kw={"width_ratios": width_ratios, **margins})
     return fig.subplots(1, 2, width_ratios=width_ratios)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
 
-from .maximum_margin import fixed_ticks
+from .maximum_margin import drop_layout_engine, fixed_ticks
 
 __all__ = [
     "BAND_LABELS",
@@ -67,7 +67,7 @@ def _grid(fig, fixed_layout, **margins):
     profiled) for fixed margins."""
     if not fixed_layout:
         return {}
-    fig.set_layout_engine(None)  # not "none": any engine, even a placeholder, makes savefig draw twice
+    drop_layout_engine(fig)  # not "none": any engine, even a placeholder, makes savefig draw twice
     return margins
 
 

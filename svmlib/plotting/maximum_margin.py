@@ -6,6 +6,7 @@ plots, a line ``w.x + b = level`` clipped to the axes, ringed support vectors.
 
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
@@ -15,6 +16,7 @@ __all__ = [
     "draw_line",
     "ring_points",
     "fixed_ticks",
+    "drop_layout_engine",
     "draw_margin",
 ]
 
@@ -52,6 +54,19 @@ def draw_line(ax, w, b, *, level=0.0, lims=None, **kwargs):
         ys = np.array([y0, y1])
         xs = (level - b - w[1] * ys) / w[0]
     return ax.plot(xs, ys, **kwargs)
+
+
+def drop_layout_engine(fig):
+    """Remove the figure's layout engine, so that ``savefig`` renders it in one pass.
+
+    With any engine set -- even the placeholder that ``set_layout_engine("none")`` installs --
+    ``savefig`` runs a full extra draw first (10-25 ms per widget event, profiled). Plain
+    ``set_layout_engine(None)`` is not enough: under the book's style
+    (``figure.constrained_layout.use: True``) it switches constrained layout *on*.
+    """
+    with matplotlib.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+        fig.set_layout_engine(None)
+    return fig
 
 
 def fixed_ticks(ax, *, xlim=None, ylim=None, nbins=5):

@@ -14,7 +14,7 @@ from matplotlib.layout_engine import PlaceHolderLayoutEngine
 
 from ..datasets import make_blobs2d
 from ..margin import best_margin_for_direction, line_from_angle, max_margin_hyperplane, signed_distances
-from ..plotting.maximum_margin import draw_margin
+from ..plotting.maximum_margin import draw_margin, drop_layout_engine
 from ._base import Explorer, scrubber, slider
 
 __all__ = ["chapter_data", "MarginModel", "margin_explorer", "margin_scrubber", "one_render_pass", "LATENCY_CASES"]
@@ -26,13 +26,14 @@ def one_render_pass(draw):
     After its first render the Explorer switches the layout engine to ``"none"``, which
     matplotlib turns into a placeholder engine -- and ``savefig`` runs a full extra draw
     pass whenever *any* engine is set (10-25 ms per event here, profiled). With no engine
-    at all it draws once; the Explorer still restores the axes positions it remembered.
+    at all it draws once (:func:`svmlib.plotting.maximum_margin.drop_layout_engine`); the
+    Explorer still restores the axes positions it remembered.
     """
 
     @functools.wraps(draw)
     def draw_once(fig, state):
         if isinstance(fig.get_layout_engine(), PlaceHolderLayoutEngine):
-            fig.set_layout_engine(None)
+            drop_layout_engine(fig)
         return draw(fig, state)
 
     return draw_once
