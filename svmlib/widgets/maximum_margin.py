@@ -8,9 +8,9 @@ are computed once in :class:`MarginModel`; a slider event only evaluates one lin
 from __future__ import annotations
 
 import functools
+import weakref
 
 import numpy as np
-from matplotlib.layout_engine import PlaceHolderLayoutEngine
 
 from ..datasets import make_blobs2d
 from ..margin import best_margin_for_direction, line_from_angle, max_margin_hyperplane, signed_distances
@@ -23,17 +23,22 @@ __all__ = ["chapter_data", "MarginModel", "margin_explorer", "margin_scrubber", 
 def one_render_pass(draw):
     """Wrap an Explorer's draw function so that each event renders the figure once, not twice.
 
-    After its first render the Explorer switches the layout engine to ``"none"``, which
-    matplotlib turns into a placeholder engine -- and ``savefig`` runs a full extra draw
-    pass whenever *any* engine is set (10-25 ms per event here, profiled). With no engine
-    at all it draws once (:func:`svmlib.plotting.maximum_margin.drop_layout_engine`); the
-    Explorer still restores the axes positions it remembered.
+    The Explorer lays its figure out with constrained layout on the first render only, then
+    switches the engine to ``"none"`` -- a placeholder engine, and ``savefig`` runs a full extra
+    draw pass whenever *any* engine is set (10-25 ms per event, profiled). From the second
+    render on this wrapper removes the engine (:func:`svmlib.plotting.maximum_margin.drop_layout_engine`)
+    before drawing; the Explorer still restores the axes positions it remembered. It must do so
+    on *every* later event: under the book's style (``figure.constrained_layout.use``), savefig
+    itself puts a constrained engine back when it restores "no engine" on exit.
     """
+    rendered = weakref.WeakSet()
 
     @functools.wraps(draw)
     def draw_once(fig, state):
-        if isinstance(fig.get_layout_engine(), PlaceHolderLayoutEngine):
+        if fig in rendered:
             drop_layout_engine(fig)
+        else:  # first render: keep the Explorer's constrained layout, it places the axes
+            rendered.add(fig)
         return draw(fig, state)
 
     return draw_once
