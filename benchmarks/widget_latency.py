@@ -20,9 +20,14 @@ import statistics
 import sys
 import time
 
+from pathlib import Path
+
 import matplotlib
+import matplotlib.style
 
 matplotlib.use("Agg")
+# Readers run the chapters with the book's style, which changes layout work and timings.
+matplotlib.style.use(Path(__file__).resolve().parent.parent / "book" / "book.mplstyle")
 
 from threadpoolctl import threadpool_limits  # noqa: E402
 

@@ -228,7 +228,7 @@ def test_an_event_renders_the_figure_once(factory, book_style, monkeypatch):
 def test_fixed_ticks_are_few_nice_and_inside_the_limits():
     from matplotlib.figure import Figure
 
-    from svmlib.plotting.maximum_margin import fixed_ticks
+    from svmlib.plotting._style import fixed_ticks
 
     ax = Figure().subplots()
     for lims in [(-4.62, 3.58), (0.0, 1.12), (0, 24), (-1.0, 361.0), (1e-3, 2.4e-3)]:

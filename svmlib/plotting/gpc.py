@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .maximum_margin import drop_layout_engine, fixed_ticks
+from ._style import drop_layout_engine, fixed_ticks
 
 __all__ = [
     "METHOD_LABELS",

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .maximum_margin import fixed_ticks, scatter_classes
+from ._style import fixed_ticks
+from .maximum_margin import scatter_classes
 from .smo import draw_decision_regions
 
 __all__ = ["draw_kernel_boundary"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
 
-from .maximum_margin import drop_layout_engine, fixed_ticks
+from ._style import drop_layout_engine, fixed_ticks
 
 __all__ = [
     "BAND_LABELS",

@@ -6,17 +6,15 @@ plots, a line ``w.x + b = level`` clipped to the axes, ringed support vectors.
 
 from __future__ import annotations
 
-import matplotlib
 import numpy as np
-from matplotlib.ticker import MaxNLocator
+
+from ._style import fixed_ticks
 
 __all__ = [
     "CLASS_COLORS",
     "scatter_classes",
     "draw_line",
     "ring_points",
-    "fixed_ticks",
-    "drop_layout_engine",
     "draw_margin",
 ]
 
@@ -54,39 +52,6 @@ def draw_line(ax, w, b, *, level=0.0, lims=None, **kwargs):
         ys = np.array([y0, y1])
         xs = (level - b - w[1] * ys) / w[0]
     return ax.plot(xs, ys, **kwargs)
-
-
-def drop_layout_engine(fig):
-    """Remove the figure's layout engine, so that ``savefig`` renders it in one pass.
-
-    With any engine set -- even the placeholder that ``set_layout_engine("none")`` installs --
-    ``savefig`` runs a full extra draw first (10-25 ms per widget event, profiled). Plain
-    ``set_layout_engine(None)`` is not enough: under the book's style
-    (``figure.constrained_layout.use: True``) it switches constrained layout *on*.
-    """
-    with matplotlib.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
-        fig.set_layout_engine(None)
-    return fig
-
-
-def fixed_ticks(ax, *, xlim=None, ylim=None, nbins=5):
-    """Set the axis limits and a few explicit ticks, all inside them.
-
-    Why: a widget redraws its axes from scratch on every event, and each tick is a Tick
-    object (two lines, two labels) built anew, about 1 ms apiece (profiled). The default
-    locator puts 6-9 ticks per axis and also builds the ones just outside the view; a
-    fixed list of ``nbins + 1`` ticks at most, all visible, keeps the same picture cheaper.
-    """
-    for lims, set_lim, set_ticks in ((xlim, ax.set_xlim, ax.set_xticks), (ylim, ax.set_ylim, ax.set_yticks)):
-        if lims is None:
-            continue
-        lo, hi = float(lims[0]), float(lims[1])
-        set_lim(lo, hi)
-        # AutoLocator's "nice" steps (MaxNLocator's default also allows 3, 4, 6, 8: 0, 8, 16, 24)
-        ticks = MaxNLocator(nbins=nbins, steps=[1, 2, 2.5, 5, 10]).tick_values(lo, hi)
-        span = 1e-9 * (hi - lo)
-        set_ticks(ticks[(ticks >= lo - span) & (ticks <= hi + span)])
-    return ax
 
 
 def _limits(X, pad=0.6):

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .maximum_margin import CLASS_COLORS, fixed_ticks, scatter_classes
+from ._style import fixed_ticks
+from .maximum_margin import CLASS_COLORS, scatter_classes
 
 __all__ = ["draw_lagrange_circle", "draw_decision_regions", "draw_smo_step"]
 

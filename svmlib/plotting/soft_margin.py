@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import LogLocator, NullLocator
 
-from .maximum_margin import MAX_MARGIN_COLOR, draw_line, fixed_ticks, ring_points, scatter_classes
+from ._style import fixed_ticks
+from .maximum_margin import MAX_MARGIN_COLOR, draw_line, ring_points, scatter_classes
 
 __all__ = ["draw_hinge_subgradients", "draw_soft_margin"]
 

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import io
 import re
@@ -23,6 +24,8 @@ from IPython.display import HTML, display
 from matplotlib.animation import FuncAnimation
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+
+from ..plotting._style import drop_layout_engine
 
 __all__ = ["Explorer", "scrubber", "slider", "dropdown"]
 
@@ -95,32 +98,41 @@ class Explorer:
     def update(self):
         """Recompute the state, redraw the figure and refresh the image."""
         start = time.perf_counter()
-        self.state = self.compute(**self.values())
-        self.fig.clear()
-        self.draw(self.fig, self.state)
-        self._reuse_layout()
-        buffer = io.BytesIO()
-        # Agg render + PNG: latency includes drawing. A low compression level saves ~10 ms.
-        self.fig.savefig(buffer, format="png", dpi=self.dpi, pil_kwargs={"compress_level": 1})
-        self.image.value = buffer.getvalue()
-        self._remember_layout()
-        if self.caption is not None:
-            self.label.value = self.caption(self.state)
+        # A full garbage collection (~80 ms) landing inside an event is the worst-case spike;
+        # let it wait until the image is sent.
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            self.state = self.compute(**self.values())
+            self.fig.clear()
+            self.draw(self.fig, self.state)
+            self._reuse_layout()
+            buffer = io.BytesIO()
+            # One Agg render + PNG: latency includes drawing. Low compression saves ~10 ms.
+            self.fig.savefig(buffer, format="png", dpi=self.dpi, pil_kwargs={"compress_level": 1})
+            self.image.value = buffer.getvalue()
+            self._remember_layout()
+            if self.caption is not None:
+                self.label.value = self.caption(self.state)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
         self.n_updates += 1
         self.last_seconds = time.perf_counter() - start
         return self.state
 
     # Constrained layout costs ~40 ms per render. It runs for the first figure only; later
-    # events put the same number of axes at the positions it found.
+    # events put the same number of axes at the positions it found, with NO layout engine:
+    # with any engine set (even matplotlib's "none" placeholder) savefig draws twice.
     def _remember_layout(self):
         if self._positions is None:
             self._positions = [ax.get_position() for ax in self.fig.axes]
-            self.fig.set_layout_engine("none")
 
     def _reuse_layout(self):
         if self._positions is None:
             return
         if len(self.fig.axes) == len(self._positions):
+            drop_layout_engine(self.fig)
             for ax, position in zip(self.fig.axes, self._positions):
                 ax.set_position(position)
         else:  # the draw made a different set of panels: lay it out afresh

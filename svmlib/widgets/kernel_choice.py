@@ -15,7 +15,6 @@ from ..dual import DualSVC
 from ..kernels import Linear, OrnsteinUhlenbeck, Polynomial, RBF
 from ..plotting.kernel_choice import draw_kernel_boundary
 from ._base import Explorer, dropdown, scrubber, slider
-from .maximum_margin import one_render_pass
 
 __all__ = ["chapter_data", "make_chapter_kernel", "KernelModel", "kernel_explorer", "kernel_scrubber",
            "LATENCY_CASES", "KERNELS"]
@@ -78,7 +77,7 @@ def kernel_explorer(data=None):
         # C <= 10: beyond it SMO needs thousands of steps on this overlapping data (> 150 ms per event)
         "C": slider(1.0, -2, 1, 0.25, "C", log=True),
     }
-    return Explorer(model.compute, one_render_pass(draw_kernel_boundary), controls, figsize=(6, 4.5))
+    return Explorer(model.compute, draw_kernel_boundary, controls, figsize=(6, 4.5))
 
 
 def kernel_scrubber(kernel="rbf", values=(0.1, 0.15, 0.2, 0.3, 0.5, 0.8, 1.2, 2.0, 3.0), C=1.0):

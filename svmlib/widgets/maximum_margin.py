@@ -7,41 +7,15 @@ are computed once in :class:`MarginModel`; a slider event only evaluates one lin
 
 from __future__ import annotations
 
-import functools
-import weakref
 
 import numpy as np
 
 from ..datasets import make_blobs2d
 from ..margin import best_margin_for_direction, line_from_angle, max_margin_hyperplane, signed_distances
-from ..plotting.maximum_margin import draw_margin, drop_layout_engine
+from ..plotting.maximum_margin import draw_margin
 from ._base import Explorer, scrubber, slider
 
-__all__ = ["chapter_data", "MarginModel", "margin_explorer", "margin_scrubber", "one_render_pass", "LATENCY_CASES"]
-
-
-def one_render_pass(draw):
-    """Wrap an Explorer's draw function so that each event renders the figure once, not twice.
-
-    The Explorer lays its figure out with constrained layout on the first render only, then
-    switches the engine to ``"none"`` -- a placeholder engine, and ``savefig`` runs a full extra
-    draw pass whenever *any* engine is set (10-25 ms per event, profiled). From the second
-    render on this wrapper removes the engine (:func:`svmlib.plotting.maximum_margin.drop_layout_engine`)
-    before drawing; the Explorer still restores the axes positions it remembered. It must do so
-    on *every* later event: under the book's style (``figure.constrained_layout.use``), savefig
-    itself puts a constrained engine back when it restores "no engine" on exit.
-    """
-    rendered = weakref.WeakSet()
-
-    @functools.wraps(draw)
-    def draw_once(fig, state):
-        if fig in rendered:
-            drop_layout_engine(fig)
-        else:  # first render: keep the Explorer's constrained layout, it places the axes
-            rendered.add(fig)
-        return draw(fig, state)
-
-    return draw_once
+__all__ = ["chapter_data", "MarginModel", "margin_explorer", "margin_scrubber", "LATENCY_CASES"]
 
 
 def chapter_data():
@@ -94,7 +68,7 @@ def margin_explorer(X=None, y=None, *, angle=60.0, offset=0.0):
         "angle": slider(float(angle), 0.0, 360.0, 1.0, "angle of w (deg)"),
         "offset": slider(float(offset), -3.0, 3.0, 0.05, "offset"),
     }
-    return Explorer(model.compute, one_render_pass(draw_margin), controls, figsize=(9, 4))
+    return Explorer(model.compute, draw_margin, controls, figsize=(9, 4))
 
 
 def margin_scrubber(angles=None, X=None, y=None):

@@ -16,7 +16,6 @@ from ..dual import smo_steps
 from ..kernels import Linear, make_kernel
 from ..plotting.smo import draw_smo_step
 from ._base import Explorer, dropdown, scrubber, slider
-from .maximum_margin import one_render_pass
 
 __all__ = ["chapter_data", "kkt_violation", "SMOModel", "smo_explorer", "smo_scrubber", "C_VALUES", "LATENCY_CASES"]
 
@@ -91,7 +90,7 @@ def smo_explorer(X=None, y=None):
         "C": dropdown(list(C_VALUES), 1.0, "C"),
         "step": slider(0, 0, max_steps, 1, "SMO step"),
     }
-    return Explorer(model.compute, one_render_pass(draw_smo_step), controls, figsize=(11, 3.8))
+    return Explorer(model.compute, draw_smo_step, controls, figsize=(11, 3.8))
 
 
 def smo_scrubber(C=1.0, X=None, y=None):

@@ -16,7 +16,6 @@ from ..datasets import make_blobs2d
 from ..plotting.soft_margin import draw_soft_margin
 from ..primal import primal_objective, primal_trace
 from ._base import Explorer, dropdown, scrubber, slider
-from .maximum_margin import one_render_pass
 
 __all__ = ["chapter_data", "SoftMarginModel", "soft_margin_explorer", "soft_margin_scrubber",
            "LATENCY_CASES", "MAX_EPOCHS", "BATCHES"]
@@ -87,7 +86,7 @@ def soft_margin_explorer(X=None, y=None):
         "batch": dropdown(list(BATCHES), "full batch", "batch"),
         "epochs": slider(50, 0, MAX_EPOCHS, 1, "epochs"),
     }
-    return Explorer(model.compute, one_render_pass(draw_soft_margin), controls, figsize=(9, 4))
+    return Explorer(model.compute, draw_soft_margin, controls, figsize=(9, 4))
 
 
 def soft_margin_scrubber(epochs=(0, 1, 2, 3, 5, 8, 12, 20, 30, 50, 80, 150), **fixed):
