@@ -7,9 +7,7 @@
    1202 x 1202 stacked system, eq.-16/full/GP bands on 400 points) plus drawing and Agg rendering.
 2. The LS-SVR against scikit-learn's KernelRidge (b = 0) and the GP against
    GaussianProcessRegressor with fixed hyperparameters, same data: ratio of fit + predict times.
-3. Widget events (compute + draw + Agg rendering of the figure; target <= 150 ms), for every
-   case in ``svmlib.widgets.lssvr.LATENCY_CASES``. Wall time and process CPU time are both given:
-   on a shared, loaded machine CPU time is the better estimate of an unloaded wall time.
+Widget events are timed for every chapter by ``benchmarks/widget_latency.py``.
 """
 
 from __future__ import annotations
@@ -72,38 +70,6 @@ def compare_with_sklearn(repeats):
             "GPRegression / sklearn GPR": (ours_gp, sk_gp), "BayesianLSSVR (QR) / sklearn GPR": (ours_bayes, sk_gp)}
 
 
-def empty_figure_baseline(repeats):
-    """Render time of an empty 1 x 2 figure: calibrates how loaded/slow the machine is right now."""
-    def render():
-        fig = Figure(figsize=(10, 3.8))
-        FigureCanvasAgg(fig)
-        fig.subplots(1, 2)
-        fig.canvas.draw()
-    render()
-    return timed(render, 5 * repeats)
-
-
-def widget_events(repeats):
-    import svmlib.widgets._base as base
-    from svmlib.widgets import lssvr as w
-
-    base.display = lambda *a, **k: None  # outside a kernel, display() would only print a repr
-    out = []
-    for factory, control, values in w.LATENCY_CASES:
-        explorer = factory()
-        FigureCanvasAgg(explorer.fig)  # a real Agg canvas: Figure() alone has a no-op draw()
-        walls, cpus = [], []
-        for _ in range(repeats):
-            for v in values:
-                t, c = time.perf_counter(), time.process_time()
-                explorer.controls[control].value = v
-                explorer.fig.canvas.draw()
-                walls.append(time.perf_counter() - t)
-                cpus.append(time.process_time() - c)
-        out.append((f"{factory.__name__}.{control}", statistics.median(walls), max(walls), statistics.median(cpus)))
-    return out
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -116,12 +82,6 @@ def main():
         print("\nfit + predict on 1200 sinc points, 400 test points (median wall s; ratio ours/sklearn):")
         for name, ((ow, _), (sw, _)) in compare_with_sklearn(args.repeats).items():
             print(f"  {name:34s} {ow:6.3f} vs {sw:6.3f}   ratio {ow / sw:5.2f}")
-        wall, cpu = empty_figure_baseline(args.repeats)
-        print(f"\nbaseline: render an EMPTY 1 x 2 figure: wall {1000 * wall:.0f} ms, cpu {1000 * cpu:.0f} ms")
-        print("widget events incl. Agg rendering (ms):")
-        for name, med, worst, cpu in widget_events(args.repeats):
-            flag = "ok" if cpu * 1000 <= 150 else "> 150 ms"
-            print(f"  {name:24s} median wall {1000 * med:6.0f}  max wall {1000 * worst:6.0f}  median cpu {1000 * cpu:6.0f}  {flag}")
 
 
 if __name__ == "__main__":
