@@ -29,7 +29,7 @@ from scipy import integrate, linalg
 from scipy.special import log_ndtr, logsumexp
 
 from ._threads import blas_single_thread
-from ._validation import check_C, check_positive, check_positive_int, check_random_state
+from ._validation import check_C, check_data, check_positive, check_positive_int, check_random_state
 from .kernels import make_kernel
 from .probabilistic import (
     GridPrior,
@@ -512,9 +512,8 @@ def evidence_curve(X, y, kernel, C_values, *, CK0, grid=None, normaliser="chain"
     n_draws : plain Monte Carlo draws; random_state : int or Generator
     **chain_options : passed to :func:`normaliser_curve`
     """
-    from .probabilistic import _check_training_data
 
-    X, y, _ = _check_training_data(X, y)
+    X, y, _ = check_data(X, y)
     kern = make_kernel(kernel)
     C_values = _check_C_values(C_values)
     CK0 = check_positive(CK0, "CK0")

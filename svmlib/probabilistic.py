@@ -24,6 +24,7 @@ kernels and amplitudes (:class:`GridPrior`).
 
 from __future__ import annotations
 
+import warnings
 from contextlib import nullcontext as _nullcontext
 from dataclasses import dataclass
 
@@ -44,6 +45,7 @@ from ._validation import (
     check_positive_int,
     check_random_state,
 )
+from .dual import solve_dual
 from .kernels import make_kernel
 
 __all__ = [
@@ -509,8 +511,9 @@ def solve_no_bias_dual(K, y, C, *, tol=1e-9, max_iter=None, _threads=True):
     r"""Maximise :math:`\sum\alpha - \tfrac12 \alpha^T Y K Y \alpha` over :math:`0 \le \alpha_i \le C` (eq. gp-map-dual).
 
     With the bias variance :math:`B^2` inside :math:`K` the MAP has no equality constraint:
-    a box-constrained concave QP. A few sweeps of exact coordinate ascent with clipping (the
-    no-bias SMO) give a starting point; a primal active-set method then finishes exactly: on
+    a box-constrained concave QP. The foundation's no-bias SMO
+    (:func:`svmlib.dual.solve_dual` with ``fit_intercept=False``, at a loose tolerance) gives a
+    starting point; a primal active-set method then finishes exactly: on
     the free set the KKT conditions :math:`y_i \theta_i = 1` are a linear system, solved
     directly, so :math:`\alpha` is accurate to round-off -- the Laplace evidence needs
     :math:`\alpha_i (C - \alpha_i)` precisely, and coordinate ascent alone crawls when
@@ -531,11 +534,9 @@ def solve_no_bias_dual(K, y, C, *, tol=1e-9, max_iter=None, _threads=True):
     Q = K * np.outer(y, y)
     # _threads=False: the caller already limits BLAS threads (entering the limit costs ~10 ms)
     with blas_single_thread() if _threads else _nullcontext():
-        alpha = _coordinate_ascent(Q, C, sweeps=20)
+        alpha = _smo_start(K, y, C, n)
         alpha, it, converged = _active_set(Q, alpha, C, tol, max_iter)
     if not converged:
-        import warnings
-
         warnings.warn(f"solve_no_bias_dual stopped after {max_iter} active-set iterations with KKT "
                       f"violation {_kkt_violation(alpha, 1.0 - Q @ alpha, C):.2g} > tol = {tol:g}; "
                       "raise max_iter or tol.", ConvergenceWarning, stacklevel=2)
@@ -543,19 +544,12 @@ def solve_no_bias_dual(K, y, C, *, tol=1e-9, max_iter=None, _threads=True):
     return NoBiasDualSolution(alpha, it, converged, objective)
 
 
-def _coordinate_ascent(Q, C, sweeps):
-    n = Q.shape[0]
-    diag = np.maximum(np.diag(Q), 1e-300)
-    alpha = np.zeros(n)
-    grad = np.ones(n)
-    for _ in range(sweeps):
-        for i in range(n):
-            new = min(C, max(0.0, alpha[i] + grad[i] / diag[i]))
-            d = new - alpha[i]
-            if d != 0.0:
-                alpha[i] = new
-                grad -= d * Q[:, i]
-    return alpha
+def _smo_start(K, y, C, n):
+    """A warm start from the no-bias SMO; SMO's last digits are not needed (the active set
+    finishes exactly), so a loose tolerance and a step budget of a few sweeps suffice."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # a budget-limited start, not a result
+        return solve_dual(K, y, C, fit_intercept=False, tol=1e-3, max_iter=20 * n).alpha
 
 
 def _kkt_violation(alpha, grad, C):
@@ -599,23 +593,6 @@ def _active_set(Q, alpha, C, tol, max_iter):
     return alpha, max_iter, False
 
 
-def _check_training_data(X, y):
-    """``check_data``, working around its ``input_name`` keyword that scikit-learn 1.9's
-    ``check_X_y`` does not accept (reported to the maintainer of ``_validation``)."""
-    try:
-        return check_data(X, y)
-    except TypeError as err:
-        if "input_name" not in str(err):
-            raise
-    if y is None:
-        raise ValueError("y is required: give one class label per row of X.")
-    X = check_inputs(X)
-    y_pm, classes = check_binary_labels(y)
-    if y_pm.shape[0] != X.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows but y has {y_pm.shape[0]} labels; give one label per row.")
-    return X, y_pm, classes
-
-
 class NoBiasSVC(ClassifierMixin, BaseEstimator):
     r"""The SVM as the MAP of the GP model: no explicit bias, bias variance ``B2`` in the kernel.
 
@@ -650,7 +627,7 @@ class NoBiasSVC(ClassifierMixin, BaseEstimator):
         self.tol = tol
 
     def fit(self, X, y):
-        X, y_pm, classes = _check_training_data(X, y)
+        X, y_pm, classes = check_data(X, y)
         C = check_C(self.C, allow_inf=False)
         kern = make_kernel(self.kernel)
         K = kern(X)

@@ -148,21 +148,27 @@ def test_n1_log_evidence_against_direct_integration():
     _wrong(ex_ev.check_n1_log_evidence(K, C, 0.3), "Not 0.3")
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="bug: check_n1_log_evidence calls np.exp on a string answer (np.isscalar('x') is True) "
-                          "and raises numpy's TypeError instead of returning Feedback(False, ...)")
+def test_n1_log_evidence_names_the_missing_normaliser():
+    from svmlib.evidence import exact_log_naive_evidence
+    from svmlib.probabilistic import kappa
+
+    expected = exact_log_naive_evidence(np.array([[0.5]]), np.array([1.0]), 3.0)
+    assert ex_ev.check_n1_log_evidence(0.5, 3.0, expected)
+    _wrong(ex_ev.check_n1_log_evidence(0.5, 3.0, expected - np.log(kappa(3.0))), "kappa(C)")
+    _wrong(ex_ev.check_n1_log_evidence(0.5, 3.0, np.exp(expected)), "Q_naive itself")
+    _wrong(ex_ev.check_n1_log_evidence(0.5, 3.0, 0.0), "Not 0")
+
+
 def test_n1_log_evidence_explains_a_non_numeric_answer():
-    _wrong(ex_ev.check_n1_log_evidence(0.5, 3.0, "a number"), "Not 'a number'")
+    _wrong(ex_ev.check_n1_log_evidence(0.5, 3.0, "a number"), "Give one number")
+    _wrong(ex_ev.check_n1_log_evidence(0.5, 3.0, [1.0, 2.0]), "Give one number")
 
 
 @pytest.mark.parametrize("K", [0.01, 1.0, 100.0])
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
 def test_one_point_naive_evidence_is_below_one_half(K, C):
-    """Q(+1|theta) + Q(-1|theta) = nu <= 1 and the prior is symmetric, so Q_naive <= 1/2 for one point.
-
-    Hence ln Q_naive < 0 and exp(answer) > 0 never equals it: the checker's "ln(ln Q)" branch
-    (svmlib/exercises/evidence.py, ``np.exp(answer)`` compared with ``expected``) cannot be reached.
-    """
+    """Q(+1|theta) + Q(-1|theta) = nu <= 1 and the prior is symmetric, so Q_naive <= 1/2 for one point
+    (which is why the checker has no "ln(ln Q)" branch: exp(answer) > 0 could never match ln Q < 0)."""
     from svmlib.evidence import exact_log_naive_evidence
 
     assert exact_log_naive_evidence(np.array([[K]]), np.array([1.0]), C) <= np.log(0.5) + 1e-12
