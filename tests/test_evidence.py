@@ -156,6 +156,7 @@ def test_toy_full_evidence_finds_C_true_and_normaliser_shifts_it_up():
     naive = np.array([ev.evidence_curve(d.X, d.y, RBF(l=0.05), Cs, CK0=10.0, normaliser=None).C_best_naive
                       for d in data])
     within = np.abs(np.log(best / 2.0)) < np.log(1.7)
+    assert within[:10].sum() >= 8, best[:10]  # the bar, on the first ten seeded data sets
     assert within.sum() >= 14, best
     print('toy: within 1.7:', within.sum(), 'of 20; geometric means full/naive',
           np.exp(np.mean(np.log(best))), np.exp(np.mean(np.log(naive))))
