@@ -267,33 +267,9 @@ def _ais_log_weights(prior, n, C_values, scales, n_chains, betas, rng):
             def target(t, rows, b=beta):
                 return b * n * _log_N(t, C_rows[rows], w)
 
-            theta, lN = _ess_step_rows(theta, lN, root * unit_draws(), target, beta * n, rng)
+            theta, ll, _ = _ess_step(theta, beta * n * lN, root * unit_draws(), target, rng)
+            lN = ll / (beta * n)
     return log_w.reshape(m, n_chains)
-
-
-def _ess_step_rows(theta, lN, prior_draw, target, factor, rng):
-    """Elliptical slice step where the target also needs the row indices (one C per row)."""
-    S = theta.shape[0]
-    log_y = factor * lN + np.log(rng.uniform(size=S))
-    phi = rng.uniform(0.0, 2.0 * np.pi, size=S)
-    lo, hi = phi - 2.0 * np.pi, phi.copy()
-    new_theta, new_lN = theta.copy(), lN.copy()
-    todo = np.arange(S)
-    for _ in range(200):
-        prop = theta[todo] * np.cos(phi[todo, None]) + prior_draw[todo] * np.sin(phi[todo, None])
-        ll = target(prop, todo)
-        ok = ll > log_y[todo]
-        new_theta[todo[ok]] = prop[ok]
-        new_lN[todo[ok]] = ll[ok] / factor
-        rej = todo[~ok]
-        if rej.size == 0:
-            break
-        neg = phi[rej] < 0
-        lo[rej[neg]] = phi[rej[neg]]
-        hi[rej[~neg]] = phi[rej[~neg]]
-        phi[rej] = rng.uniform(lo[rej], hi[rej])
-        todo = rej
-    return new_theta, new_lN
 
 
 def _ais_schedule(n_temps, power=4.0):
@@ -347,7 +323,7 @@ def _smc_along_path(prior, n, C_path, scale_path, n_chains, n_beta, n_moves, rng
     def move(f, cur, C, s, factor):
         for _ in range(n_moves):
             draw = rng.standard_normal((S, G)) @ L.T
-            f, ll, _ = _ess_step(f, factor * cur, draw, lambda t: factor * lN(t, C, s), rng)
+            f, ll, _ = _ess_step(f, factor * cur, draw, lambda t, rows: factor * lN(t, C, s), rng)
             cur = ll / factor
         return f, cur
 

@@ -273,7 +273,8 @@ def _log_N(theta, C, weights=None):
 def _ess_step(theta, loglik, prior_draw, log_target, rng, max_shrink=200):
     """One elliptical slice sampling update of every row of ``theta`` (vectorised over rows).
 
-    ``log_target(theta_rows) -> (rows,)`` is the log likelihood factor; ``prior_draw`` an
+    ``log_target(theta_rows, rows) -> (len(rows),)`` is the log likelihood factor of the rows
+    ``rows`` of ``theta`` (their indices, for targets that differ per row); ``prior_draw`` an
     independent prior draw per row. Murray, Adams & MacKay (2010), Fig. 2.
     """
     S = theta.shape[0]
@@ -285,7 +286,7 @@ def _ess_step(theta, loglik, prior_draw, log_target, rng, max_shrink=200):
     n_evals = 0
     for _ in range(max_shrink):
         prop = theta[todo] * np.cos(phi[todo, None]) + prior_draw[todo] * np.sin(phi[todo, None])
-        ll = log_target(prop)
+        ll = log_target(prop, todo)
         n_evals += todo.size
         ok = ll > log_y[todo]
         new_theta[todo[ok]] = prop[ok]
@@ -360,7 +361,7 @@ def sample_effective_prior(prior, n, C, *, n_chains=10, n_anneal=50, n_steps=100
         betas = np.r_[np.linspace(0.0, 1.0, n_anneal + 1)[1:], np.ones(n_steps)]
         for beta in betas:
             nu_draw = root * (rng.standard_normal((n_chains, prior.n_points)) @ L.T)
-            theta, ll, k = _ess_step(theta, beta * n * lN, nu_draw, lambda t, b=beta: b * n * _log_N(t, C, w), rng)
+            theta, ll, k = _ess_step(theta, beta * n * lN, nu_draw, lambda t, rows, b=beta: b * n * _log_N(t, C, w), rng)
             lN = _log_N(theta, C, w)
             n_evals += k
     return EffectivePriorSample(theta=theta, log_N=lN, n_evals=n_evals)
