@@ -1,10 +1,11 @@
 """Figures of chapter 6 (evidence and error bars): data and fits, evidence curves, class probabilities.
 
 The live widget redraws the three panels on every slider event (rendered with Agg into a PNG), so
-its view is kept light (profiled: tick creation and constrained layout were most of a redraw):
-``fixed_layout=True`` uses fixed margins, every axis gets a few fixed ticks and no minor ticks,
-titles are placed at a fixed height (automatic placement measures every tick label), and
-legends sit at fixed places (``loc="best"`` searches over every data point).
+its view is kept light (profiled: tick creation was most of a redraw once the Explorer stopped
+re-running constrained layout): every axis gets a few fixed ticks and no minor ticks, titles are
+placed at a fixed height (automatic placement measures every tick label), legends sit at fixed
+places (``loc="best"`` searches over every data point), and the third panel reuses the first
+panel's legend (same line styles).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from matplotlib.ticker import FixedLocator, NullLocator
 __all__ = ["draw_toy_fit", "draw_evidence_curves", "draw_class_probability", "draw_evidence_state"]
 
 #: ticks of the C axis (log scale): fixed, so no log locator runs on a redraw
-C_TICKS = (0.3, 1.0, 3.0, 10.0)
+C_TICKS = (0.5, 1.0, 2.0, 5.0, 10.0)
 
 
 def draw_toy_fit(ax, grid, theta_true, theta_svm, X, y):
@@ -24,7 +25,8 @@ def draw_toy_fit(ax, grid, theta_true, theta_svm, X, y):
     ax.plot(grid, theta_svm, "--", label="SVM $\\theta^*(x)$")
     ax.plot(X, y, "o", mfc="none", ms=4, color="k", label="data")
     ax.axhspan(-1, 1, color="0.9", zorder=0)
-    ax.set(xlabel="$x$", ylabel="$\\theta$", xticks=[0, 0.5, 1])
+    top = float(np.ceil(max(np.abs(theta_true).max(), np.abs(theta_svm).max(), 1.0)))
+    ax.set(xlabel="$x$", ylabel="$\\theta$", xticks=[0, 0.5, 1], yticks=[-top, -1, 1, top])
     ax.set_title("data from the model", y=1.0)
     ax.legend(loc="lower right")
 
@@ -42,34 +44,31 @@ def draw_evidence_curves(ax, C, log_full, log_naive, C_true=None):
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xticklabels([f"{c:g}" for c in C_TICKS])
     lo = min(np.min(log_full - np.max(log_full)), np.min(log_naive - np.max(log_naive)))
-    ax.set(xlabel="C (with C K0 fixed)", ylabel="log evidence - max", ylim=(max(lo, -15), 1),
-           xlim=(C[0], C[-1]))
+    bottom = max(lo, -15)
+    ax.set(xlabel="C (with C K0 fixed)", ylabel="log evidence - max", ylim=(bottom, 1), xlim=(C[0], C[-1]),
+           yticks=np.arange(0, bottom - 1e-9, -5 if bottom < -6 else -2))
     ax.set_title("evidence", y=1.0)
     ax.legend(loc="lower center")
 
 
-def draw_class_probability(ax, grid, p_true, p_svm, p_other=None, other_label=None):
-    """True P(y = +1 | x) against the plug-in estimate (and optionally another, e.g. Platt)."""
+def draw_class_probability(ax, grid, p_true, p_svm, p_other=None, other_label=None, legend=True):
+    """True P(y = +1 | x) against the plug-in estimate (and optionally another, e.g. Platt).
+
+    ``legend=False`` when a neighbouring panel already explains the line styles.
+    """
     ax.plot(grid, p_true, label="true")
     ax.plot(grid, p_svm, "--", label="SVM plug-in")
     if p_other is not None:
         ax.plot(grid, p_other, ":", label=other_label)
     ax.set(xlabel="$x$", ylabel="$P(y=+1|x)$", ylim=(-0.02, 1.02), xticks=[0, 0.5, 1], yticks=[0, 0.5, 1])
     ax.set_title("class probability", y=1.0)
-    ax.legend(loc="upper right" if p_true[0] < 0.5 else "lower right")
+    if legend:
+        ax.legend(loc="upper right" if p_true[0] < 0.5 else "lower right")
 
 
-def draw_evidence_state(fig, state, *, fixed_layout=False):
-    """Widget view: data and fit, evidence curves, class probability.
-
-    ``fixed_layout=True`` (the live widget) replaces constrained layout by fixed margins.
-    """
-    if fixed_layout:
-        fig.set_layout_engine("none")
-        axes = fig.subplots(1, 3, gridspec_kw=dict(left=0.06, right=0.99, bottom=0.15, top=0.91, wspace=0.3))
-    else:
-        axes = fig.subplots(1, 3)
-    ax1, ax2, ax3 = axes
+def draw_evidence_state(fig, state):
+    """Widget view: data and fit, evidence curves, class probability (line styles as in the first panel)."""
+    ax1, ax2, ax3 = fig.subplots(1, 3)
     draw_toy_fit(ax1, state["grid"], state["theta_true"], state["theta_svm"], state["X"], state["y"])
     draw_evidence_curves(ax2, state["C"], state["log_full"], state["log_naive"], state["C_true"])
-    draw_class_probability(ax3, state["grid"], state["p_true"], state["p_svm"])
+    draw_class_probability(ax3, state["grid"], state["p_true"], state["p_svm"], legend=False)
