@@ -256,7 +256,7 @@ def _ais_log_weights(prior, n, C_values, scales, n_chains, betas, rng):
     def unit_draws():
         return np.tile(rng.standard_normal((n_chains, G)) @ L.T, (m, 1))
 
-    with blas_single_thread():  # entered once: threadpoolctl costs ~10 ms per entry
+    with blas_single_thread():
         theta = root * unit_draws()
         lN = _log_N(theta, C_rows, w)
         log_w = np.zeros(theta.shape[0])
@@ -403,7 +403,7 @@ def normaliser_curve(kernel, grid, n, C_values, *, CK0, n_chains=50, n_beta=30, 
     keep = np.r_[np.arange(0, n_between * (C_values.size - 1), n_between), path.size - 1]
     scales = CK0 / path / base_K0
     rng = check_random_state(random_state)
-    with blas_single_thread():  # entered once: threadpoolctl costs ~10 ms per entry
+    with blas_single_thread():
         runs = np.array([_smc_along_path(prior, n, path, scales, n_chains, n_beta, n_moves, rng)[keep]
                          for _ in range(n_replicas)])
     # combine replicas as an average of unbiased estimates of <N^n> (not of its log)
@@ -497,8 +497,8 @@ def evidence_curve(X, y, kernel, C_values, *, CK0, grid=None, normaliser="chain"
     base_K0 = float(kern.K0)
     K_unit = kern(X) / base_K0                      # kernel at K0 = 1 (B2 scaled with it)
     # Solve once at C = 1, K0 = CK0: alpha(C) = C a, theta* unchanged along the curve.
-    with blas_single_thread():  # entered once: threadpoolctl costs ~10 ms per entry
-        sol = solve_no_bias_dual(CK0 * K_unit, y, 1.0, _threads=False)
+    with blas_single_thread():
+        sol = solve_no_bias_dual(CK0 * K_unit, y, 1.0)
         a = sol.alpha
         theta = CK0 * K_unit @ (a * y)
         K0s = CK0 / C_values

@@ -25,7 +25,6 @@ kernels and amplitudes (:class:`GridPrior`).
 from __future__ import annotations
 
 import warnings
-from contextlib import nullcontext as _nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -354,7 +353,7 @@ def sample_effective_prior(prior, n, C, *, n_chains=10, n_anneal=50, n_steps=100
     w = prior.weights
     root = np.sqrt(check_positive(scale, "scale"))
     L = prior.L
-    with blas_single_thread():  # entered once: threadpoolctl costs ~10 ms per entry
+    with blas_single_thread():
         theta = root * (rng.standard_normal((n_chains, prior.n_points)) @ L.T)
         lN = _log_N(theta, C, w)
         n_evals = 0
@@ -508,7 +507,7 @@ class NoBiasDualSolution:
     objective: float
 
 
-def solve_no_bias_dual(K, y, C, *, tol=1e-9, max_iter=None, _threads=True):
+def solve_no_bias_dual(K, y, C, *, tol=1e-9, max_iter=None):
     r"""Maximise :math:`\sum\alpha - \tfrac12 \alpha^T Y K Y \alpha` over :math:`0 \le \alpha_i \le C` (eq. gp-map-dual).
 
     With the bias variance :math:`B^2` inside :math:`K` the MAP has no equality constraint:
@@ -533,8 +532,7 @@ def solve_no_bias_dual(K, y, C, *, tol=1e-9, max_iter=None, _threads=True):
         raise ValueError(f"K must be a finite ({n}, {n}) kernel matrix for {n} labels; got shape {K.shape}.")
     max_iter = 10 * n + 100 if max_iter is None else check_positive_int(max_iter, "max_iter")
     Q = K * np.outer(y, y)
-    # _threads=False: the caller already limits BLAS threads (entering the limit costs ~10 ms)
-    with blas_single_thread() if _threads else _nullcontext():
+    with blas_single_thread():  # the shared, cached limiter: cheap to enter, also when nested
         alpha = _smo_start(K, y, C, n)
         alpha, it, converged = _active_set(Q, alpha, C, tol, max_iter)
     if not converged:

@@ -193,3 +193,32 @@ def test_samplers_validate_inputs():
         pr.restart_process(prior, 2.5, 1.0)
     with pytest.raises(ValueError, match="weights"):
         pr.GridPrior(RBF(), pr.unit_grid(5), weights=[1, 2])
+
+
+def test_exact_finish_agrees_with_the_foundations_smo_and_satisfies_kkt_to_round_off():
+    """solve_no_bias_dual = svmlib.dual.solve_dual (no-bias SMO) + an exact active-set finish.
+
+    Rigorous agreement bound: for the concave quadratic W maximised over the box,
+    W* - W(a) >= (a - a*)^T Q (a - a*) / 2 = |w - w*|^2 / 2, and W* - W(a) <= SMO's duality gap,
+    so every latent value differs by |theta_i - theta*_i| <= |w - w*| sqrt(K_ii)
+    <= sqrt(2 gap K_ii). The finished alpha must also satisfy the KKT conditions to round-off,
+    which SMO alone (stopped at tol) does not.
+    """
+    from svmlib.dual import solve_dual
+
+    X, y = _toy()
+    C, tol = 2.0, 1e-6
+    for B2 in (1.0, 30.0):
+        K = RBF(l=1.0, B2=B2)(X)
+        Q = K * np.outer(y, y)
+        smo = solve_dual(K, y, C, fit_intercept=False, tol=tol)
+        exact = pr.solve_no_bias_dual(K, y, C)
+        assert smo.converged and exact.converged
+        bound = np.sqrt(2 * max(smo.duality_gap, 0.0) * np.diag(K).max())
+        theta_gap = np.abs(K @ (y * exact.alpha) - K @ (y * smo.alpha)).max()
+        assert theta_gap <= bound + 1e-12, (theta_gap, bound)
+        assert bound < 0.05                                        # and the bound is not vacuous
+        assert exact.objective >= smo.objective - 1e-12          # the finish never loses objective
+        grad = 1.0 - Q @ exact.alpha
+        proj = np.where(exact.alpha <= 0, np.maximum(grad, 0), np.where(exact.alpha >= C, np.minimum(grad, 0), grad))
+        assert np.abs(proj).max() < 1e-9 < smo.kkt_violation    # exact to round-off; SMO only to its tol
