@@ -29,7 +29,7 @@ from scipy import integrate, linalg
 from scipy.special import log_ndtr, logsumexp
 
 from ._threads import blas_single_thread
-from ._validation import check_C, check_data, check_positive, check_positive_int, check_random_state
+from ._validation import check_C, check_inputs, check_positive, check_positive_int, check_random_state
 from .kernels import make_kernel
 from .probabilistic import (
     GridPrior,
@@ -487,9 +487,15 @@ def evidence_curve(X, y, kernel, C_values, *, CK0, grid=None, normaliser="chain"
         independent: compute it once for many data sets of the same size), or None.
     n_draws : plain Monte Carlo draws; random_state : int or Generator
     **chain_options : passed to :func:`normaliser_curve`
-    """
 
-    X, y, _ = check_data(X, y)
+    Data sets with a single label are accepted (not :func:`svmlib._validation.check_data`, which
+    demands two classes): the model generates them, the no-bias dual has no equality constraint
+    to need both classes, and chapter 6 shows that their evidence cannot determine C.
+    """
+    X = check_inputs(X)
+    y = _check_labels(y)
+    if y.size != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {y.size} labels; give one label -1/+1 per row.")
     kern = make_kernel(kernel)
     C_values = _check_C_values(C_values)
     CK0 = check_positive(CK0, "CK0")

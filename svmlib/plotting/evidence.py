@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import FixedLocator, NullLocator
 
+from ._style import drop_layout_engine
+
 __all__ = ["draw_toy_fit", "draw_evidence_curves", "draw_class_probability", "draw_evidence_state"]
 
 #: ticks of the C axis (log scale): fixed, so no log locator runs on a redraw
@@ -66,9 +68,19 @@ def draw_class_probability(ax, grid, p_true, p_svm, p_other=None, other_label=No
         ax.legend(loc="upper right" if p_true[0] < 0.5 else "lower right")
 
 
-def draw_evidence_state(fig, state):
-    """Widget view: data and fit, evidence curves, class probability (line styles as in the first panel)."""
-    ax1, ax2, ax3 = fig.subplots(1, 3)
+def draw_evidence_state(fig, state, *, fixed_layout=False):
+    """Widget view: data and fit, evidence curves, class probability (line styles as in the first panel).
+
+    ``fixed_layout=True`` drops the layout engine for fixed margins (one render pass, for callers
+    that redraw often outside an :class:`~svmlib.widgets.Explorer`, which reuses its first layout
+    by itself).
+    """
+    if fixed_layout:
+        drop_layout_engine(fig)
+        axes = fig.subplots(1, 3, gridspec_kw=dict(left=0.06, right=0.99, bottom=0.15, top=0.91, wspace=0.3))
+    else:
+        axes = fig.subplots(1, 3)
+    ax1, ax2, ax3 = axes
     draw_toy_fit(ax1, state["grid"], state["theta_true"], state["theta_svm"], state["X"], state["y"])
     draw_evidence_curves(ax2, state["C"], state["log_full"], state["log_naive"], state["C_true"])
     draw_class_probability(ax3, state["grid"], state["p_true"], state["p_svm"], legend=False)
