@@ -42,9 +42,19 @@ def test_close_enough_never_raises_on_odd_answers():
 
 
 # ----------------------------------------------------------------------------- chapter 1
+def test_answer_parsing_helpers():
+    from svmlib.exercises import as_number, as_numbers
+
+    np.testing.assert_array_equal(as_numbers([1, 2], 2), [1.0, 2.0])
+    for bad in ("ab", [1.0], [1.0, np.nan], [[1.0, 2.0, 3.0]], None):
+        assert as_numbers(bad, 2) is None, bad
+    assert as_number(np.float32(0.5)) == 0.5 and as_number([0.5]) == 0.5
+    assert as_number("x") is None and as_number(np.inf) is None and as_number([1.0, 2.0]) is None
+
+
 def test_max_margin_line_every_branch():
     assert ex_mm.check_max_margin_line([1.0, 0.0], -1.0)
-    _wrong(ex_mm.check_max_margin_line("w", 0.0), "two numbers")
+    _wrong(ex_mm.check_max_margin_line("w", 0.0), "two finite numbers")
     _wrong(ex_mm.check_max_margin_line([1.0, 0.0, 0.0], -1.0), "two finite numbers")
     _wrong(ex_mm.check_max_margin_line([np.inf, 0.0], -1.0), "two finite numbers")
     _wrong(ex_mm.check_max_margin_line([0.0, 0.0], 1.0), "w = 0")
@@ -84,7 +94,7 @@ def test_subgradient_accepts_the_whole_kink_segment_and_explains_the_rest():
         assert ex_soft.check_subgradient(base + theta * kink), theta
     _wrong(ex_soft.check_subgradient(base + 1.5 * kink), "Not a subgradient")  # theta outside [0, 1]
     _wrong(ex_soft.check_subgradient([1.0, 0.0, 0.0]), "only the regulariser")
-    _wrong(ex_soft.check_subgradient(["a", "b", "c"]), "three numbers")
+    _wrong(ex_soft.check_subgradient(["a", "b", "c"]), "three finite numbers")
     _wrong(ex_soft.check_subgradient([1.0, 1.0]), "three finite numbers")
     _wrong(ex_soft.check_subgradient([1.0, np.nan, 0.0]), "three finite numbers")
 
@@ -101,7 +111,7 @@ def test_lagrange_maximum_every_branch():
 
 def test_two_point_dual_every_branch():
     assert ex_smo.check_two_point_dual([0.5, 0.5])
-    _wrong(ex_smo.check_two_point_dual(["a", "b"]), "two numbers")
+    _wrong(ex_smo.check_two_point_dual(["a", "b"]), "two finite numbers")
     _wrong(ex_smo.check_two_point_dual([0.5, 0.5, 0.5]), "two finite numbers")
     _wrong(ex_smo.check_two_point_dual([-0.5, -0.5]), "never negative")
     _wrong(ex_smo.check_two_point_dual([0.5, 0.3]), "alpha_1 = alpha_2")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Feedback", "close_enough"]
+__all__ = ["Feedback", "close_enough", "as_number", "as_numbers"]
 
 
 @dataclass(frozen=True)
@@ -47,3 +47,26 @@ def close_enough(answer, expected, *, rtol=1e-3, atol=1e-6):
     if a.shape != e.shape or not np.all(np.isfinite(a)):
         return False
     return bool(np.allclose(a, e, rtol=rtol, atol=atol))
+
+
+def as_numbers(answer, size):
+    """A student's answer as a 1-D array of ``size`` finite floats, or None if it is not one.
+
+    Checkers call this first and explain the expected form when it returns None, so a
+    string, a wrong length or a NaN never reaches numpy's own error messages.
+    """
+    import numpy as np
+
+    try:
+        values = np.asarray(answer, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        return None
+    if values.shape != (size,) or not np.all(np.isfinite(values)):
+        return None
+    return values
+
+
+def as_number(answer):
+    """A student's answer as one finite float, or None if it is not one."""
+    values = as_numbers(answer, 1)
+    return None if values is None else float(values[0])

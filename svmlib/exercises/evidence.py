@@ -6,16 +6,15 @@ import numpy as np
 
 from ..evidence import exact_log_naive_evidence
 from ..probabilistic import kappa
-from . import Feedback, close_enough
+from . import Feedback, as_number, close_enough
 
 __all__ = ["check_n1_log_evidence"]
 
 
 def check_n1_log_evidence(K, C, answer):
     """Exercise ex-evidence-1: ln Q_naive for one training point with prior variance K and penalty C."""
-    try:
-        value = float(np.asarray(answer, dtype=float).reshape(()))
-    except (TypeError, ValueError):
+    value = as_number(answer)
+    if value is None:
         return Feedback(False, f"Give one number, ln Q_naive; got {answer!r}.")
     expected = exact_log_naive_evidence(np.array([[float(K)]]), np.array([1.0]), C)
     if close_enough(value, expected, rtol=1e-4, atol=1e-6):

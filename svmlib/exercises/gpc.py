@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Feedback, close_enough
+from . import Feedback, as_number, close_enough
 
 __all__ = [
     "TWO_POINT_K",
@@ -23,17 +23,9 @@ TWO_POINT_K = np.array([[1.0, 0.5], [0.5, 1.0]])
 TWO_POINT_Y = np.array([1.0, -1.0])
 
 
-def _number(answer):
-    try:
-        value = float(np.asarray(answer, dtype=float).reshape(()))
-    except (TypeError, ValueError):
-        return None
-    return value if np.isfinite(value) else None
-
-
 def check_two_point_evidence(Z):
     """Check the evidence ``Z = P(y_1 a_1 > 0, y_2 a_2 > 0)`` for :data:`TWO_POINT_K`, :data:`TWO_POINT_Y`."""
-    Z = _number(Z)
+    Z = as_number(Z)
     if Z is None:
         return Feedback(False, "Give Z as one finite number (a probability).")
     rho = TWO_POINT_Y[0] * TWO_POINT_Y[1] * TWO_POINT_K[0, 1]
@@ -55,7 +47,7 @@ def check_two_point_evidence(Z):
 
 def check_single_alpha(alpha, prior_var=1.0, noise_var=0.5):
     """Check ``alpha`` for ONE training example with ``K(x, x) = prior_var`` and probit noise ``noise_var``."""
-    alpha = _number(alpha)
+    alpha = as_number(alpha)
     if alpha is None:
         return Feedback(False, "Give alpha as one finite number.")
     K = prior_var + noise_var
@@ -72,7 +64,7 @@ def check_single_alpha(alpha, prior_var=1.0, noise_var=0.5):
 
 def check_error_bar(se, n_errors=63, n_test=332):
     """Check the binomial standard error (in errors) of a count of ``n_errors`` test errors out of ``n_test``."""
-    se = _number(se)
+    se = as_number(se)
     if se is None:
         return Feedback(False, "Give the standard error as one number (in test errors).")
     p = n_errors / n_test

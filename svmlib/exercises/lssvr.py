@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..lssvr import BayesianLSSVR, make_sinc, prior_precision, rbf_from_c, solve_lssvr
-from . import Feedback, close_enough
+from . import Feedback, as_number, as_numbers, close_enough
 
 __all__ = [
     "TINY_X",
@@ -35,13 +35,12 @@ def _tiny_solution():
 def check_lssvr_parameters(b, alpha):
     """Check the LS-SVR bias ``b`` and coefficients ``alpha`` of :data:`TINY_X`, :data:`TINY_Y`
     (kernel ``exp(-|x - x'|^2)``, ``gamma = TINY_GAMMA``), found from the KKT system eq. (lssvr-kkt)."""
-    try:
-        b = float(b)
-        alpha = np.asarray(alpha, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
+    b_value, alpha = as_number(b), as_numbers(alpha, 3)
+    if b_value is None and not isinstance(b, (int, float, np.number)):
         return Feedback(False, "Give b as one number and alpha as three numbers, e.g. check(0.5, [1, -2, 1]).")
-    if alpha.shape != (3,) or not np.all(np.isfinite(alpha)) or not np.isfinite(b):
+    if alpha is None or b_value is None:
         return Feedback(False, "alpha must hold three finite numbers (one per training point) and b one.")
+    b = b_value
     (b_true, a_true), (_, a_krr) = _tiny_solution()
     if close_enough(b, b_true, rtol=1e-6, atol=1e-8) and close_enough(alpha, a_true, rtol=1e-6, atol=1e-8):
         return Feedback(True, f"b = {b_true:.6f}, alpha = {np.round(a_true, 6).tolist()}: the alphas sum to 0 "
@@ -91,9 +90,8 @@ def check_far_field_variances(eq16, full, gp):
 def check_prior_smallest_eigenvalue(answer, eps=1e-3):
     """Check the smallest eigenvalue of the seed's prior precision (eq. lssvr-prior-precision) for
     ``make_sinc(40, random_state=0)``, ``c = gamma = 1`` and the given ``eps``."""
-    try:
-        answer = float(answer)
-    except (TypeError, ValueError):
+    answer = as_number(answer)
+    if answer is None:
         return Feedback(False, "Give one number: the smallest eigenvalue.")
     X, _ = make_sinc(40, random_state=0)
     lam = float(np.linalg.eigvalsh(prior_precision(rbf_from_c(1.0)(X), 1.0, eps))[0])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Feedback, close_enough
+from . import Feedback, as_number, as_numbers, close_enough
 
 __all__ = ["FOUR_POINTS", "FOUR_LABELS", "check_max_margin_line", "check_distance_to_line"]
 
@@ -28,13 +28,9 @@ def check_max_margin_line(w, b):
 
     Canonical means the closest points satisfy ``y (w . x + b) = 1`` (eq. margin-canonical).
     """
-    try:
-        w = np.asarray(w, dtype=float).reshape(-1)
-        b = float(b)
-    except (TypeError, ValueError):
-        return Feedback(False, "Give w as two numbers, e.g. [0.5, 1.0], and b as one number.")
-    if w.shape != (2,) or not np.all(np.isfinite(w)) or not np.isfinite(b):
-        return Feedback(False, "w must be a vector of two finite numbers and b one finite number.")
+    w, b = as_numbers(w, 2), as_number(b)
+    if w is None or b is None:
+        return Feedback(False, "w must be a vector of two finite numbers, e.g. [0.5, 1.0], and b one finite number.")
     if not np.any(w):
         return Feedback(False, "w = 0 is not a line: the normal vector must be non-zero.")
     t = FOUR_LABELS * (FOUR_POINTS @ w + b)

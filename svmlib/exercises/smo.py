@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Feedback, close_enough
+from . import Feedback, as_numbers, close_enough
 
 __all__ = ["check_lagrange_maximum", "check_two_point_dual"]
 
@@ -32,11 +32,8 @@ def check_lagrange_maximum(x, y):
 
 def check_two_point_dual(alpha):
     """Check the hard-margin dual solution for x_1 = (1, 0), y_1 = +1 and x_2 = (-1, 0), y_2 = -1."""
-    try:
-        a = np.asarray(alpha, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        return Feedback(False, "Give alpha as two numbers (alpha_1, alpha_2).")
-    if a.shape != (2,) or not np.all(np.isfinite(a)):
+    a = as_numbers(alpha, 2)
+    if a is None:
         return Feedback(False, "Give alpha as two finite numbers (alpha_1, alpha_2).")
     if np.any(a < 0):
         return Feedback(False, "Multipliers of inequality constraints are never negative (alpha_i >= 0).")

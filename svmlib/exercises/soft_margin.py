@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import lsq_linear
 
-from . import Feedback, close_enough
+from . import Feedback, as_numbers, close_enough
 
 __all__ = ["SLACK_POINTS", "SLACK_LABELS", "SLACK_W", "SLACK_B", "SLACK_C", "check_slacks", "check_subgradient"]
 
@@ -50,11 +50,8 @@ def check_subgradient(g, C=SLACK_C):
     :math:`(w, 0) - C \sum_{t_i<1} y_i (x_i, 1) - C \theta y_1 (x_1, 1)`, :math:`\theta \in [0, 1]`,
     is a subgradient, and the checker accepts all of them.
     """
-    try:
-        g = np.asarray(g, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        return Feedback(False, "Give g as three numbers (d/dw1, d/dw2, d/db).")
-    if g.shape != (3,) or not np.all(np.isfinite(g)):
+    g = as_numbers(g, 3)
+    if g is None:
         return Feedback(False, "Give g as three finite numbers (d/dw1, d/dw2, d/db).")
     t = _margins()
     Xa = np.hstack([SLACK_POINTS, np.ones((5, 1))])
