@@ -23,10 +23,7 @@ from hypothesis.extra.numpy import arrays
 from svmlib.kernels import RBF, Linear, OrnsteinUhlenbeck, Polynomial, UserKernel, make_kernel
 from svmlib.primal import PrimalSVC
 
-try:  # svmlib.dual is written in parallel; fuzz it as soon as it exists
-    from svmlib.dual import DualSVC
-except ImportError:  # pragma: no cover - depends on the checkout
-    DualSVC = None
+from svmlib.dual import DualSVC
 
 
 
@@ -38,10 +35,7 @@ def fuzz(max_examples):
 
 def _estimators():
     """Fresh estimators with small budgets: a malformed input must fail before any work."""
-    found = [PrimalSVC(max_epochs=5, tol=None)]
-    if DualSVC is not None:
-        found.append(DualSVC(kernel="linear", max_iter=200))
-    return found
+    return [PrimalSVC(max_epochs=5, tol=None), DualSVC(kernel="linear", max_iter=200)]
 
 
 def assert_clean_rejection(func, *args, **kwargs):
@@ -251,8 +245,7 @@ def test_bad_kernel_parameters(data, which, draw):
         kernel = RBF(l=np.ones(X.shape[1] + draw.draw(st.integers(1, 3))))
     assert_clean_rejection(kernel, X)
     assert_clean_rejection(kernel.diag, X)
-    if DualSVC is not None:
-        assert_clean_rejection(DualSVC(kernel=kernel, max_iter=50).fit, X, y)
+    assert_clean_rejection(DualSVC(kernel=kernel, max_iter=50).fit, X, y)
 
 
 def _wrong_kernel_functions():
@@ -278,8 +271,7 @@ def test_callable_kernels_returning_the_wrong_thing(data, name, n_other):
     assert_clean_rejection(UserKernel(k), X, Y)
     if name not in ("square_X", "transposed"):  # those are right when Y is X
         assert_clean_rejection(make_kernel(k), X)
-        if DualSVC is not None:
-            assert_clean_rejection(DualSVC(kernel=k, max_iter=50).fit, X, y)
+        assert_clean_rejection(DualSVC(kernel=k, max_iter=50).fit, X, y)
 
 
 def _non_separable(data, draw):
@@ -292,8 +284,6 @@ def _non_separable(data, draw):
 @fuzz(50)
 @given(valid_data(min_n=2, max_n=8), st.data())
 def test_hard_margin_on_non_separable_data_dual(data, draw):
-    if DualSVC is None:  # pragma: no cover
-        pytest.skip("svmlib.dual is not there yet")
     X, y = _non_separable(data, draw)
     # a duplicated point with both labels makes the dual unbounded along that pair at once
     assert_clean_rejection(DualSVC(kernel="linear", C=np.inf, max_iter=2000).fit, X, y)
