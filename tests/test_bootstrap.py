@@ -338,6 +338,41 @@ def test_newton_and_plain_iterations_reach_the_same_fixed_point(crabs):
         assert a.n_iter < b.n_iter  # the point of Newton
 
 
+def test_mixed_precision_reaches_the_double_precision_fixed_point(crabs):
+    X, y, K = crabs
+    for S in (0.5, 1.0, 2.0):
+        a = solve_replica(K, y, S, mixed_precision=True)
+        b = solve_replica(K, y, S, mixed_precision=False)
+        assert a.converged and b.converged
+        assert a.n_single >= 2 and b.n_single == 0  # single-precision steps were taken
+        # Both end with double-precision Newton steps below tol = 1e-8: same tolerance as above.
+        np.testing.assert_allclose(a.m_c, b.m_c, atol=1e-7)
+        np.testing.assert_allclose(a.V_c, b.V_c, rtol=1e-6, atol=1e-7)
+        assert abs(a.error - b.error) < 1e-9
+    warm = solve_replica(K, y, 1.5, init=a)
+    assert warm.n_single == 0  # a warm start is near the fixed point: double precision throughout
+
+
+def test_single_precision_error_is_bounded_by_the_amplification(crabs):
+    # The rule that admits single-precision steps assumes |F_32(x) - F_64(x)| (in step units)
+    # <= SINGLE_ERROR * max_i K_ii / chi_i. Check it along cold-start trajectories (S/N = 2 gave
+    # the largest ratio, 7e-5, of 24 measured trajectories).
+    from svmlib.bootstrap import _replica as R
+
+    X, y, K = crabs
+    K32 = np.asfortranarray(K, dtype=np.float32)
+    ratios = []
+    for S in (1.0, 2.0):
+        x = R._start(K, y, S, None)
+        for _ in range(6):
+            e64, e32 = R._evaluate(K, y, S, x), R._evaluate(K, y, S, x, K32)
+            assert e32.part.single and not e64.part.single
+            ratios.append(R._scaled_step(x, e32.r - e64.r) / e64.part.amplification)
+            x = x + 0.5 * e64.r
+    assert max(ratios) <= R.SINGLE_ERROR
+    assert max(ratios) > 1e-7  # single precision did differ: the comparison is not vacuous
+
+
 def test_newton_jacobian_matches_finite_differences_of_the_map(small):
     # The Newton step applies (I - F'(x)) analytically from G; compare with central differences
     # of the exact map F at a point near (not at) the fixed point.
