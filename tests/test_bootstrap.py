@@ -373,6 +373,22 @@ def test_single_precision_error_is_bounded_by_the_amplification(crabs):
     assert max(ratios) > 1e-7  # single precision did differ: the comparison is not vacuous
 
 
+def test_single_precision_gaussian_part_falls_back_to_double_where_it_must(crabs):
+    from svmlib.bootstrap import _replica as R
+
+    X, y, K = crabs
+    # Clamped sites (large S/N) need the double-precision forms of Numerics 2.
+    sol = solve_replica(K, y, 8.0)
+    part = R._gaussian_part(K, *sol.sites, K_single=np.asfortranarray(K, dtype=np.float32))
+    exact = R._gaussian_part(K, *sol.sites)
+    assert np.any(exact.b_ii < R.CLAMPED_B) and not part.single
+    np.testing.assert_array_equal(part.gauss.m_c, exact.gauss.m_c)
+    # B = I + d 11^T is positive definite, but 1 + d rounds to d in float32 for d = 1e9.
+    K1, d = np.ones((3, 3)), np.full(3, 1e9)
+    part = R._gaussian_part(K1, d, np.zeros(3), -d, K_single=np.ones((3, 3), dtype=np.float32, order="F"))
+    assert not part.single and np.all(np.isfinite(part.gauss.chi))
+
+
 def test_newton_jacobian_matches_finite_differences_of_the_map(small):
     # The Newton step applies (I - F'(x)) analytically from G; compare with central differences
     # of the exact map F at a point near (not at) the fixed point.
