@@ -5,7 +5,8 @@ r"""The bootstrap without resampling: replica trick and adaptive TAP for SVMs (P
   occupations), seeded, parallel through joblib with results independent of ``n_jobs``.
 * :func:`solve_replica` / :func:`replica_learning_curve` -- the replica/ADATAP fixed point:
   bootstrapped test error (eq. boot-error), cavity Gaussians at training points,
-  :func:`field_at_new_inputs` (eq. boot-field-new).
+  :func:`field_at_new_inputs` (eq. boot-field-new), :func:`error_gradient` (its derivative
+  in kernel parameters, by implicit differentiation of the fixed point).
 * :func:`opper_winther_loo`, :func:`exact_loo` -- the S -> infinity limits of theory and
   Monte Carlo.
 * :class:`ReplicaBootstrap`, :class:`MonteCarloBootstrap` -- scikit-learn style estimators
@@ -21,6 +22,7 @@ from ._montecarlo import MonteCarloResult, draw_occupations, monte_carlo_bootstr
 from ._replica import (
     MAX_S_OVER_N,
     ReplicaSolution,
+    error_gradient,
     field_at_new_inputs,
     gaussian_cavities,
     initial_sites,
@@ -34,7 +36,7 @@ __all__ = [
     "JITTER", "MAX_S_OVER_N",
     "fit_hard_margin", "kernel_cholesky", "opper_winther_loo", "exact_loo",
     "MonteCarloResult", "monte_carlo_bootstrap", "draw_occupations", "ratio_error", "seed_sequence",
-    "ReplicaSolution", "solve_replica", "replica_learning_curve", "field_at_new_inputs",
+    "ReplicaSolution", "solve_replica", "replica_learning_curve", "field_at_new_inputs", "error_gradient",
     "gaussian_cavities", "initial_sites", "site_moments", "site_parameters",
     "ReplicaBootstrap", "MonteCarloBootstrap", "efron_632",
 ]

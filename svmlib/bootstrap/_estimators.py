@@ -11,7 +11,7 @@ from .._validation import check_data, check_inputs
 from ..kernels import RBF, make_kernel
 from ._hardmargin import JITTER
 from ._montecarlo import monte_carlo_bootstrap
-from ._replica import field_at_new_inputs, solve_replica
+from ._replica import error_gradient, field_at_new_inputs, solve_replica
 
 __all__ = ["ReplicaBootstrap", "MonteCarloBootstrap", "efron_632", "distinct_inputs"]
 
@@ -114,6 +114,28 @@ class ReplicaBootstrap(_BootstrapBase):
         self.cavity_mean_, self.cavity_var_ = sol.m_c, sol.V_c
         self.n_iter_, self.converged_, self.residual_ = sol.n_iter, sol.converged, sol.residual
         return self
+
+    def error_gradient(self, dK=None):
+        """Derivatives of ``error_`` with respect to kernel parameters (implicit differentiation).
+
+        Parameters
+        ----------
+        dK : ndarray of shape (n, n) or (p, n, n), optional
+            dK/dtheta on the (distinct) training inputs. By default the derivatives with respect
+            to the log length scale(s) of the kernel, ``kernel_.grad_log_l(X)``.
+
+        Returns
+        -------
+        ndarray of shape (p,)
+            d error_ / d theta; multiply by 0.632 for ``error_632_`` at S_over_N = 1.
+        """
+        if not hasattr(self, "solution_"):
+            raise ValueError("This ReplicaBootstrap is not fitted yet; call fit(X, y) first.")
+        if dK is None:
+            if not hasattr(self.kernel_, "grad_log_l"):
+                raise ValueError(f"{type(self.kernel_).__name__} has no grad_log_l: pass dK = dK/dtheta yourself.")
+            dK = self.kernel_.grad_log_l(self.X_fit_)
+        return np.atleast_1d(error_gradient(self.K_, self.y_fit_, self.solution_, dK))
 
     def field_distribution(self, X_new):
         """Mean and variance of the bootstrap distribution of the field at new inputs (eq. boot-field-new)."""
