@@ -18,6 +18,8 @@ from svmlib.bootstrap import (
     field_at_new_inputs,
     fit_hard_margin,
     gaussian_cavities,
+    length_scale_path,
+    minimise_632_estimate,
     monte_carlo_bootstrap,
     opper_winther_loo,
     replica_learning_curve,
@@ -492,3 +494,43 @@ def test_error_gradient_input_checks(crabs):
     with pytest.raises(ValueError, match="grad_log_l"):
         ou.error_gradient()
     assert np.isfinite(ou.error_gradient(dK=K)).all()  # any direction dK can be given
+
+
+# ----------------------------------------------------------------------------- choosing the width
+def test_length_scale_path_slopes_match_its_own_errors():
+    crabs = load_crabs("sex")
+    l, h = np.sqrt(5), 1e-3
+    scales = l * np.exp([h, 0.0, -h])  # not sorted: solved in increasing order, returned as given
+    path = length_scale_path(crabs.X, crabs.y, scales, tol=1e-10)
+    assert [s.S_over_N for s in path.solutions] == [1.0] * 3
+    np.testing.assert_array_equal(path.length_scales, scales)
+    # central difference: truncation ~h^2 |eps'''| and solve error 1e-11 / h, both < 1e-4 relative
+    fd = (path.error[0] - path.error[2]) / (2 * h)
+    assert path.slope[1] == pytest.approx(fd, rel=1e-4)
+    np.testing.assert_allclose(path.error_632, 0.632 * path.error)
+    np.testing.assert_allclose(path.slope_632, 0.632 * path.slope)
+
+
+def test_minimise_632_estimate_finds_the_minimum_of_the_path():
+    crabs = load_crabs("sex")
+    d = crabs.X.shape[1]
+    bounds = (0.3 * np.sqrt(d), 2.0 * np.sqrt(d))
+    choice = minimise_632_estimate(crabs.X, crabs.y, bounds)
+    grid = length_scale_path(crabs.X, crabs.y, np.geomspace(*bounds, 15))
+    assert choice.converged and bounds[0] < choice.length_scale < bounds[1]
+    assert abs(choice.slope_632) < 1e-4  # an interior stationary point
+    assert choice.error_632 <= grid.error_632.min() + 1e-6  # no grid point is better
+    assert choice.error_632 == pytest.approx(efron_632(choice.solution.error))
+    assert 3 <= choice.n_solves <= 30
+
+
+def test_width_selection_input_checks(crabs):
+    X, y, _ = crabs
+    for bad in [(2.0, 1.0), (-1.0, 2.0)]:
+        with pytest.raises(ValueError, match="bounds"):
+            minimise_632_estimate(X, y, bad)
+    for bad in [[], [[1.0, 2.0]], [1.0, -2.0]]:
+        with pytest.raises(ValueError, match="length_scales"):
+            length_scale_path(X, y, bad)
+    with pytest.raises(ValueError, match="duplicated"):
+        length_scale_path(np.vstack([X, X[:1]]), np.r_[y, y[:1]], [1.0])

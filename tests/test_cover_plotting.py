@@ -317,6 +317,24 @@ def test_learning_curves_theory_mc_and_loo_markers():
     assert right[0].get_ydata()[0] == loo[0]["ow"] and right[1].get_ydata()[0] == loo[0]["exact"]
 
 
+def test_width_scan_tangents_mc_and_minimum():
+    widths, est, slopes = np.array([0.5, 1.0, 2.0]), np.array([0.05, 0.04, 0.045]), np.array([-0.02, 0.0, 0.01])
+    fig = _figure()
+    ax = fig.subplots()
+    pboot.draw_width_scan(ax, widths, est, slopes, mc=([1.0], [0.042], [0.001]), best=(1.0, 0.04), tangent=0.1)
+    _render(fig)
+    assert ax.get_xscale() == "log"
+    assert _legend_texts(ax) == ["theory", "gradient (eq. boot-implicit)", "minimum (L-BFGS-B)", "Monte Carlo"]
+    np.testing.assert_allclose(_line(ax, "theory").get_ydata(), est)
+    (tangents,) = [c for c in ax.collections if c.get_label() == "gradient (eq. boot-implicit)"]
+    first = tangents.get_segments()[0]  # slope -0.02 per unit ln(width), +-0.1 around width 0.5
+    np.testing.assert_allclose(first[:, 0], 0.5 * np.exp([-0.1, 0.1]))
+    np.testing.assert_allclose(first[:, 1], [0.05 + 0.002, 0.05 - 0.002])
+    (container,) = ax.containers
+    (segment,) = container.lines[2][0].get_segments()
+    np.testing.assert_allclose(segment[:, 1], [0.040, 0.044])
+
+
 # ----------------------------------------------------------------------------- chapter 9
 def test_sinc_bands_with_the_sd_panel():
     state = lssvr.sinc_bands(c=1.0, gamma=1.0, n=60, n_grid=80)

@@ -11,6 +11,8 @@ r"""The bootstrap without resampling: replica trick and adaptive TAP for SVMs (P
   Monte Carlo.
 * :class:`ReplicaBootstrap`, :class:`MonteCarloBootstrap` -- scikit-learn style estimators
   on inputs X with a kernel.
+* :func:`length_scale_path`, :func:`minimise_632_estimate` -- the theory's 0.632 estimate and
+  its gradient along RBF length scales, and its minimum by L-BFGS-B (no resampling).
 
 Malzahn & Opper, *Approximate analytical bootstrap averages for support vector
 classifiers*, NIPS 16 (2004).
@@ -18,6 +20,7 @@ classifiers*, NIPS 16 (2004).
 
 from ._estimators import MonteCarloBootstrap, ReplicaBootstrap, efron_632
 from ._hardmargin import JITTER, exact_loo, fit_hard_margin, kernel_cholesky, opper_winther_loo
+from ._selection import LengthScaleChoice, LengthScalePath, length_scale_path, minimise_632_estimate
 from ._montecarlo import MonteCarloResult, draw_occupations, monte_carlo_bootstrap, ratio_error, seed_sequence
 from ._replica import (
     MAX_S_OVER_N,
@@ -39,4 +42,5 @@ __all__ = [
     "ReplicaSolution", "solve_replica", "replica_learning_curve", "field_at_new_inputs", "error_gradient",
     "gaussian_cavities", "initial_sites", "site_moments", "site_parameters",
     "ReplicaBootstrap", "MonteCarloBootstrap", "efron_632",
+    "LengthScalePath", "length_scale_path", "LengthScaleChoice", "minimise_632_estimate",
 ]

@@ -7,7 +7,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.ticker import MaxNLocator, NullLocator
 from scipy.stats import norm
 
-__all__ = ["draw_learning_curves", "draw_field_histogram", "draw_cavity_state", "draw_field_state"]
+__all__ = ["draw_learning_curves", "draw_field_histogram", "draw_cavity_state", "draw_field_state", "draw_width_scan"]
 
 
 def draw_learning_curves(ax, curves, *, loo=None, title=None):
@@ -44,6 +44,30 @@ def draw_field_histogram(ax, samples, mean, var, *, title=None):
     ax.set_xlabel("field f(x)")
     if title:
         ax.set_title(title)
+
+
+def draw_width_scan(ax, widths, error_632, slope_632, *, mc=None, best=None, tangent=0.12):
+    """The theory's 0.632 estimate against the kernel width, its gradient as short tangents.
+
+    ``widths``: x values (e.g. l / sqrt(d)); ``slope_632``: derivatives in ln(width);
+    ``mc``: optional (widths, estimates, standard errors) drawn with 2 SE bars;
+    ``best``: optional (width, estimate) of the minimum; ``tangent``: half-length in ln(width).
+    """
+    widths = np.asarray(widths, dtype=float)
+    ax.plot(widths, error_632, "C0-", label="theory")
+    segments = [[(w * np.exp(-tangent), e - s * tangent), (w * np.exp(tangent), e + s * tangent)]
+                for w, e, s in zip(widths, error_632, slope_632)]
+    ax.add_collection(LineCollection(segments, colors="C1", linewidths=2, label="gradient (eq. boot-implicit)"))
+    if mc is not None:
+        w_mc, e_mc, se_mc = (np.asarray(a, dtype=float) for a in mc)
+        ax.errorbar(w_mc, e_mc, yerr=2 * se_mc, fmt="ks", ms=4, capsize=2, label="Monte Carlo")
+    if best is not None:
+        ax.axvline(best[0], color="0.5", ls="--", lw=1)
+        ax.plot([best[0]], [best[1]], "C3*", ms=12, label="minimum (L-BFGS-B)")
+    ax.set_xscale("log")
+    ax.set_xlabel(r"kernel width $l / \sqrt{d}$")
+    ax.set_ylabel("0.632 estimate")
+    ax.legend(fontsize="small")
 
 
 def draw_cavity_state(fig, state):
