@@ -235,6 +235,23 @@ def test_bootstrap_checkers_generic_hints():
     _wrong(ex_boot.check_replica_warmup(1.0, 3.0, 0.0), "E[Z^n]")
 
 
+def test_width_gradient_checker_against_a_difference_quotient():
+    # independent of the implicit gradient: two full solves at l e^(+-h)
+    from svmlib.bootstrap import solve_replica
+    from svmlib.datasets import load_crabs
+    from svmlib.kernels import RBF
+
+    crabs = load_crabs("sex")
+    l, h = 0.5 * np.sqrt(crabs.X.shape[1]), 0.01
+    e = [solve_replica(RBF(l=l * np.exp(s))(crabs.X), crabs.y, 1.0).error for s in (h, -h)]
+    fd = 0.632 * (e[0] - e[1]) / (2 * h)
+    feedback = ex_boot.check_width_gradient(fd)
+    assert feedback and "wider" in feedback.message  # the slope is negative at the narrow width
+    _wrong(ex_boot.check_width_gradient(fd / 0.632), "0.632 times")
+    _wrong(ex_boot.check_width_gradient(-fd), "sign")
+    _wrong(ex_boot.check_width_gradient("steep"), "error_gradient")
+
+
 # ----------------------------------------------------------------------------- chapter 9
 def _tiny_kkt():
     """b, alpha of the LS-SVR on TINY_X, TINY_Y from the (N+1) x (N+1) KKT system, built by hand."""

@@ -6,7 +6,7 @@ import numpy as np
 
 from . import Feedback, close_enough
 
-__all__ = ["check_left_out_fraction", "check_632", "check_replica_warmup"]
+__all__ = ["check_left_out_fraction", "check_632", "check_replica_warmup", "check_width_gradient"]
 
 
 def check_left_out_fraction(S_over_N, answer):
@@ -38,3 +38,31 @@ def check_replica_warmup(a, b, answer):
     if close_enough(answer, np.log((a + b) / 2), rtol=1e-3):
         return Feedback(False, "That is log E[Z] (the annealed average); the n -> 0 limit gives E[log Z], which is smaller (Jensen).")
     return Feedback(False, "Compute E[Z^n] = (b^(n+1) - a^(n+1)) / ((n+1)(b-a)) and take (E[Z^n] - 1)/n as n -> 0.")
+
+
+def _crabs_sex_632_slope(width=0.5):
+    """d(0.632 eps)/d ln l of the theory on crabs (sex) at S = N for l = width * sqrt(d)."""
+    from ..bootstrap import ReplicaBootstrap
+    from ..datasets import load_crabs
+    from ..kernels import RBF
+
+    crabs = load_crabs("sex")
+    fit = ReplicaBootstrap(RBF(l=width * np.sqrt(crabs.X.shape[1]))).fit(crabs.X, crabs.y)
+    return 0.632 * float(fit.error_gradient()[0])
+
+
+def check_width_gradient(answer, width=0.5):
+    """The slope of the theory's 0.632 estimate in ln l on crabs (sex), l = width * sqrt(d).
+
+    Accepts the implicit gradient and a difference quotient with h <= 0.01 (2 % tolerance).
+    """
+    expected = _crabs_sex_632_slope(width)
+    if close_enough(answer, expected, rtol=0.02, atol=1e-7):
+        direction = "wider" if expected < 0 else "narrower"
+        return Feedback(True, f"d(0.632 eps)/d ln l = {expected:.5f}: a {direction} kernel lowers the estimate.")
+    if close_enough(answer, expected / 0.632, rtol=0.02, atol=1e-7):
+        return Feedback(False, "That is the slope of eps(S=N) itself; the 0.632 estimate is 0.632 times it.")
+    if close_enough(answer, -expected, rtol=0.02, atol=1e-7):
+        return Feedback(False, "The sign is flipped: the derivative is with respect to ln l (positive = wider).")
+    return Feedback(False, "Fit ReplicaBootstrap(RBF(l=...)) and call error_gradient() (d eps / d ln l), "
+                           "then multiply by 0.632; or difference two solves at l e^(+-h).")
