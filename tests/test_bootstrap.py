@@ -327,17 +327,21 @@ def test_estimator_unfitted_message():
 
 
 # ----------------------------------------------------------------------------- the Newton solver
+def _assert_same_fixed_point(a, b):
+    assert a.converged and b.converged
+    # Both stop at a marginal disagreement < 1e-8; the cavities then agree to ~1e-8 (measured
+    # <= 2.5e-8 for V_c on three data sets), the error to ~1e-11.
+    np.testing.assert_allclose(a.m_c, b.m_c, atol=1e-7)
+    np.testing.assert_allclose(a.V_c, b.V_c, rtol=1e-6, atol=1e-7)
+    assert abs(a.error - b.error) < 1e-9
+
+
 def test_newton_and_plain_iterations_reach_the_same_fixed_point(crabs):
     X, y, K = crabs
     for S in (0.5, 1.0, 4.0):
         a = solve_replica(K, y, S, newton=True)
         b = solve_replica(K, y, S, newton=False)
-        assert a.converged and b.converged
-        # Both stop at a marginal disagreement < 1e-8; the cavities then agree to ~1e-8 (measured
-        # <= 2.5e-8 for V_c on three data sets), the error to ~1e-11.
-        np.testing.assert_allclose(a.m_c, b.m_c, atol=1e-7)
-        np.testing.assert_allclose(a.V_c, b.V_c, rtol=1e-6, atol=1e-7)
-        assert abs(a.error - b.error) < 1e-9
+        _assert_same_fixed_point(a, b)
         assert a.n_iter < b.n_iter  # the point of Newton
 
 
@@ -346,12 +350,8 @@ def test_mixed_precision_reaches_the_double_precision_fixed_point(crabs):
     for S in (0.5, 1.0, 2.0):
         a = solve_replica(K, y, S, mixed_precision=True)
         b = solve_replica(K, y, S, mixed_precision=False)
-        assert a.converged and b.converged
+        _assert_same_fixed_point(a, b)  # both end with double-precision Newton steps below tol
         assert a.n_single >= 2 and b.n_single == 0  # single-precision steps were taken
-        # Both end with double-precision Newton steps below tol = 1e-8: same tolerance as above.
-        np.testing.assert_allclose(a.m_c, b.m_c, atol=1e-7)
-        np.testing.assert_allclose(a.V_c, b.V_c, rtol=1e-6, atol=1e-7)
-        assert abs(a.error - b.error) < 1e-9
     warm = solve_replica(K, y, 1.5, init=a)
     assert warm.n_single == 0  # a warm start is near the fixed point: double precision throughout
 
