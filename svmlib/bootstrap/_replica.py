@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky, eigvalsh, solve_triangular
@@ -98,9 +99,10 @@ STALL_ITER = 40
 FINAL_FORCING = 0.01
 
 # Plain steps far from the fixed point may run in single precision (~1.7x faster). Its error in
-# the map, in the units of the step size, was 1e-5 to 5e-5 times the amplification max K_ii/chi_i
-# (three data sets, two kernels, S/N = 0.5-2, against double precision at the same point); a step
-# is taken in single precision when SINGLE_ERROR * amplification < SINGLE_SHARE * (previous step).
+# the map, in the units of the step size (_scaled_step), was at most 7e-5 times the amplification
+# max K_ii/chi_i over 24 cold-start trajectories (three data sets, two kernels, S/N = 0.5-4; against
+# double precision at the same points); a step is taken in single precision when
+# SINGLE_ERROR * amplification < SINGLE_SHARE * (previous step).
 SINGLE_ERROR = 1e-4
 SINGLE_SHARE = 0.2
 
@@ -572,6 +574,18 @@ def _gmres(matvec, b, rtol, max_dim=60):
     return coef @ V[:k]
 
 
+class _Best(NamedTuple):
+    """The best iterate of an attempt: its residual, sites, Gaussian part and where it came from."""
+
+    res: float
+    sites: tuple
+    gauss: _Gaussian
+    it: int  # iteration number
+    single: bool  # evaluated in single precision
+    x: np.ndarray  # the cavity vector it was evaluated at
+    index: int  # its entry in the history
+
+
 def _attempt(K, y, S_over_N, x0, damping, tol, max_iter, anderson, newton, K_single=None):
     """One run of the fixed point at a fixed damping; returns the best iterate seen.
 
@@ -602,11 +616,11 @@ def _attempt(K, y, S_over_N, x0, damping, tol, max_iter, anderson, newton, K_sin
             break
         history.append(ev.res)
         n_single += ev.part.single
-        if best is None or ev.res < best[0]:
-            best = (ev.res, ev.sites, ev.part.gauss, it, ev.part.single, ev.x, len(history) - 1)
+        if best is None or ev.res < best.res:
+            best = _Best(ev.res, ev.sites, ev.part.gauss, it, ev.part.single, ev.x, len(history) - 1)
         if ev.res < tol and not ev.part.single:
             return best, history, it, True, n_single
-        if it - best[3] > STALL_ITER:
+        if it - best.it > STALL_ITER:
             break
         if from_newton and ev.step > prev.step:  # Newton made things worse: plain step from before
             x, from_newton = prev.x + damping * prev.r, False
@@ -628,7 +642,7 @@ def _attempt(K, y, S_over_N, x0, damping, tol, max_iter, anderson, newton, K_sin
         from_newton = False
         use_acc = acc is not None and ev.res < ANDERSON_START
         x_next = acc.step(ev.x, ev.r, damping) if use_acc else ev.x + damping * ev.r
-        if use_acc and (ev.res > 1e3 * best[0] or not np.all(np.isfinite(x_next))):
+        if use_acc and (ev.res > 1e3 * best.res or not np.all(np.isfinite(x_next))):
             acc.reset()
             x_next = ev.x + damping * ev.r
         x = x_next
@@ -669,19 +683,20 @@ def _solve(K, y, S_over_N, init, tol, max_iter, dampings, anderson, newton, mixe
                                              K_single)
         n_total += n_iter
         n_total_single += n_single
-        if best is not None and (best_overall is None or best[0] < best_overall[0][0]):
+        if best is not None and (best_overall is None or best.res < best_overall[0].res):
             best_overall = (best, history, damping)
         if ok:
             break
     if best_overall is None:
         raise ValueError("The replica fixed point failed at the first step (non-finite values): check that "
                          "K is a valid Gram matrix of distinct inputs.")
-    (res, sites, gauss, _, single, x, index), history, damping = best_overall
-    if single:  # the best iterate came from a single-precision step: evaluate it in double precision
-        ev = _evaluate(K, y, S_over_N, x)
+    best, history, damping = best_overall
+    res, sites, gauss = best.res, best.sites, best.gauss
+    if best.single:  # the best iterate came from a single-precision step: evaluate it in double precision
+        ev = _evaluate(K, y, S_over_N, best.x)
         if ev is not None:
             res, sites, gauss = ev.res, ev.sites, ev.part.gauss
-            history[index] = res
+            history[best.index] = res
     converged = res < tol
     if not converged:
         warnings.warn(
