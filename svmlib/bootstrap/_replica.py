@@ -822,8 +822,10 @@ def error_gradient(K, y, solution, dK, *, rtol=1e-10):
 
     with :math:`\partial F/\partial\theta` at fixed sites from
     :math:`dG = (I - G D)\, dK\, (I - D G)` (no inverse of K), and the linear system solved
-    by GMRES with the Newton step's operator in double precision. One O(n^3) step per
-    parameter; Efron's 0.632 estimate at S = N has 0.632 times this gradient.
+    by GMRES with the Newton step's operator in double precision. It costs one evaluation of
+    the map and, per parameter, two n x n products and a GMRES solve: about a third of a
+    cold-start solve at S = N (``benchmarks/replica_vs_mc.py``). Efron's 0.632 estimate at
+    S = N has 0.632 times this gradient.
 
     Parameters
     ----------

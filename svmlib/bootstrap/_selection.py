@@ -2,7 +2,7 @@
 
 The replica theory gives Efron's 0.632 estimate without retraining, and implicit
 differentiation of its fixed point (:func:`error_gradient`, eq. boot-implicit) gives the
-derivative in the length scale at the cost of about one more iteration. Both together
+derivative in the length scale for about a third of the cost of the solve. Both together
 make gradient-based model selection without resampling.
 """
 
