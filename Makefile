@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 NB_ENV := TQDM_DISABLE=1 PYTHONHASHSEED=0
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tools/nbval_sanitize.cfg -p no:cacheprovider
 
-.PHONY: book test install pytest notebooks check-notebooks nbval student browser-check benchmarks clean
+.PHONY: book test install pytest notebooks check-notebooks nbval student browser-check benchmarks widget-tables clean
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,10 @@ student: $(STAMP)
 ## make browser-check: headless Chromium screenshots of the built book, no network
 browser-check: $(STAMP)
 	$(PY) -m pytest -q tests_browser
+
+## make widget-tables: re-tabulate precomputed widget states (after changing a widget's grids or sampler)
+widget-tables: $(STAMP)
+	$(PY) tools/tabulate_evidence_normalisers.py
 
 benchmarks: $(STAMP)
 	for f in benchmarks/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
