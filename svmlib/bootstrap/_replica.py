@@ -44,7 +44,7 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky, eigvalsh, solve_triangular
-from scipy.linalg.blas import dsyrk, dtrsm, get_blas_funcs, ssyrk, strsm
+from scipy.linalg.blas import dsymv, dsyrk, dtrsm, get_blas_funcs, ssymv, ssyrk, strsm
 from scipy.linalg.lapack import dpotrf, spotrf
 from scipy.optimize import brentq
 from scipy.special import ndtr
@@ -230,17 +230,34 @@ class _GaussianPart:
 
     gauss: _Gaussian
     L: np.ndarray
-    G: np.ndarray
-    G2: np.ndarray  # G * G, elementwise, with a zero diagonal
+    G_off: np.ndarray  # G with a zero diagonal; only its upper triangle is set (the lower one is K's)
     b_ii: np.ndarray  # (B^-1)_ii = 1 - dl_i G_ii
     clipped: np.ndarray  # where V_c hit the floor
     single: bool = False  # computed in single precision
     # max_i K_ii / chi_i: G = K - A^T A loses this factor of relative accuracy to cancellation
     amplification: float = 1.0
 
+    def full_G(self, dtype=np.float64):
+        """G as a full symmetric matrix (the Newton step and the gradient need all of it)."""
+        n = self.b_ii.size
+        G = np.where(_strict_lower(n), self.G_off.T, self.G_off).astype(dtype, copy=False)
+        G[np.diag_indices(n)] = self.gauss.chi
+        return G
+
+
+_LOWER_MASKS = {}
+
+
+def _strict_lower(n):
+    """The (cached) boolean mask of the strict lower triangle of an n x n matrix."""
+    if n not in _LOWER_MASKS:
+        _LOWER_MASKS[n] = np.tri(n, k=-1, dtype=bool)
+    return _LOWER_MASKS[n]
+
 
 # LAPACK/BLAS directly: scipy's wrappers cost ~0.1 ms of checks and copies per call at N = 200.
-_FACTOR_ROUTINES = {np.dtype(np.float64): (dpotrf, dtrsm, dsyrk), np.dtype(np.float32): (spotrf, strsm, ssyrk)}
+_FACTOR_ROUTINES = {np.dtype(np.float64): (dpotrf, dtrsm, dsyrk, dsymv),
+                    np.dtype(np.float32): (spotrf, strsm, ssyrk, ssymv)}
 
 
 def _gaussian_part(K, dl, g, lam, *, v_floor=V_FLOOR, K_single=None):
@@ -254,7 +271,9 @@ def _gaussian_part(K, dl, g, lam, *, v_floor=V_FLOOR, K_single=None):
     """
     n = dl.size
     Kw = K if K_single is None else K_single
-    potrf, trsm, syrk = _FACTOR_ROUTINES[Kw.dtype]
+    if not Kw.flags.f_contiguous:  # K is symmetric: its transpose is K in BLAS's (Fortran) order, no copy
+        Kw = Kw.T
+    potrf, trsm, syrk, symv = _FACTOR_ROUTINES[Kw.dtype]
     sd = np.sqrt(dl)
     sdw = sd.astype(Kw.dtype, copy=False)
     KD = np.multiply(Kw, sdw[None, :], order="F")  # K D^1/2, Fortran order for BLAS (no copies)
@@ -269,10 +288,10 @@ def _gaussian_part(K, dl, g, lam, *, v_floor=V_FLOOR, K_single=None):
     # A^T = K D^1/2 L^-T: the right-sided solve is 10-35 % faster than L^-1 D^1/2 K in OpenBLAS.
     AT = trsm(1.0, L, KD, side=1, lower=1, trans_a=1, overwrite_b=1)
     C = syrk(1.0, AT, trans=0, lower=0)  # upper triangle of A^T A, strict lower one zero
+    # G = K - A^T A, upper triangle only: the symmetric products below (symv) read no more, and
+    # mirroring it would cost a transposed pass as long as the rest of this O(n^2) work together.
     G = Kw - C
-    G -= C.T
     chi = (np.diag(K) - np.diag(C)).astype(float, copy=False)
-    G[np.diag_indices(n)] = chi
     b_ii = 1.0 - dl * chi
     clamped = np.flatnonzero(b_ii < CLAMPED_B)
     if clamped.size and K_single is not None:
@@ -290,11 +309,10 @@ def _gaussian_part(K, dl, g, lam, *, v_floor=V_FLOOR, K_single=None):
         G[clamped, :] = cols.T
         chi = np.diag(G).copy()
     # Cavity sums run over j != i: zero the diagonal instead of subtracting the i-th term.
-    G_off = G.copy()
+    G_off = G
     G_off[np.diag_indices(n)] = 0.0
-    G2_off = G_off * G_off
-    m_rest = (G_off @ g.astype(G.dtype, copy=False)).astype(float, copy=False)  # sum_{j != i} G_ij g_j
-    V_rest = -(G2_off @ lam.astype(G.dtype, copy=False)).astype(float, copy=False)  # -sum_{j != i} G_ij^2 l_j
+    m_rest = symv(1.0, G_off, g.astype(G.dtype, copy=False)).astype(float, copy=False)  # sum_{j != i} G_ij g_j
+    V_rest = -symv(1.0, G_off * G_off, lam.astype(G.dtype, copy=False)).astype(float, copy=False)  # -sum G_ij^2 l_j
     m = m_rest + chi * g
     V = V_rest - chi**2 * lam
     chi_c = chi / b_ii
@@ -304,7 +322,7 @@ def _gaussian_part(K, dl, g, lam, *, v_floor=V_FLOOR, K_single=None):
     clipped = V_c < floor
     V_c = np.maximum(V_c, floor)
     amplification = float(np.max(np.diag(K) / chi))
-    return _GaussianPart(_Gaussian(chi, m, V, chi_c, m_c, V_c), L, G, G2_off, b_ii, clipped,
+    return _GaussianPart(_Gaussian(chi, m, V, chi_c, m_c, V_c), L, G_off, b_ii, clipped,
                          K_single is not None, amplification)
 
 
@@ -466,23 +484,21 @@ def _site_jacobian(y, x, S_over_N):
     """d(dl, g, l)/d(m_c, log V_c, log chi_c), site by site: shape (3, 3, n).
 
     The site map is elementwise and closed-form, so central differences of all
-    sites at once cost six O(n) evaluations; their relative error (~1e-10) only
-    makes the Newton step inexact, never the fixed point (F itself is exact).
+    sites at once cost one broadcast evaluation at the six shifted points; their relative
+    error (~1e-10) only makes the Newton step inexact, never the fixed point (F itself is exact).
     """
-    m_c, V_c, chi_c = _split_cavity(x)
-    coords = [m_c, np.log(V_c), np.log(chi_c)]
-    steps = [1e-6 * np.sqrt(V_c), 1e-6, 1e-6]
-    J = np.empty((3, 3, y.size))
+    n = y.size
+    coords = x.reshape(3, n)  # m_c, log V_c, log chi_c
+    steps = np.stack([1e-6 * np.exp(0.5 * coords[1]), np.full(n, 1e-6), np.full(n, 1e-6)])
+    # points[0, k] (points[1, k]): all coordinates, with coordinate k moved up (down) by its step
+    points = np.broadcast_to(coords, (2, 3, 3, n)).copy()
+    for k in range(3):
+        points[0, k, k] += steps[k]
+        points[1, k, k] -= steps[k]
     with np.errstate(all="ignore"):
-        for k in range(3):
-            plus, minus = list(coords), list(coords)
-            plus[k] = coords[k] + steps[k]
-            minus[k] = coords[k] - steps[k]
-            tp, _ = site_parameters(y, plus[0], np.exp(plus[1]), np.exp(plus[2]), S_over_N)
-            tm, _ = site_parameters(y, minus[0], np.exp(minus[1]), np.exp(minus[2]), S_over_N)
-            for j in range(3):
-                J[j, k] = (tp[j] - tm[j]) / (2 * steps[k])
-    return J
+        sites, _ = site_parameters(y, points[:, :, 0], np.exp(points[:, :, 1]), np.exp(points[:, :, 2]), S_over_N)
+    sites = np.stack(sites)  # (site parameter j, sign, moved coordinate k, n)
+    return (sites[:, 0] - sites[:, 1]) / (2 * steps)
 
 
 def _newton_direction(y, S_over_N, ev, rtol):
@@ -507,23 +523,22 @@ def _linearised_map(y, S_over_N, ev, dtype):
     the site and cavity maps are local (3 x 3 per site).
     """
     part = ev.part
-    gauss, G, b, clipped = part.gauss, part.G, part.b_ii, part.clipped
+    gauss, b, clipped = part.gauss, part.b_ii, part.clipped
     dl, g, lam = ev.sites
     n = y.size
-    Gw = G.astype(dtype, copy=False)
+    Gw = part.full_G(dtype)
     W = Gw * np.sqrt(-np.minimum(lam, 0.0)).astype(dtype)[None, :]
     M = -_gram_upper(W.T)  # G diag(l) G = -(G |l|^1/2)(G |l|^1/2)^T, l <= 0
-    G2w, GMw = part.G2.astype(dtype, copy=False), Gw * M
-    chi2 = gauss.chi**2  # the diagonal of G * G (G2 has a zero diagonal)
+    G2w, GMw = Gw * Gw, Gw * M
     Js = _site_jacobian(y, ev.x, S_over_N)
     chi, m, m_c, V_c = gauss.chi, gauss.m, gauss.m_c, gauss.V_c
 
     def matvec(v):
         v = v.reshape(3, n)
         ddl, dg, dlam = np.einsum("jkn,kn->jn", Js, v)
-        dchi = -(G2w @ ddl.astype(dtype)) - chi2 * ddl
+        dchi = -(G2w @ ddl.astype(dtype))
         dm = Gw @ (dg - m * ddl).astype(dtype)
-        dV = 2 * (GMw @ ddl.astype(dtype)) - G2w @ dlam.astype(dtype) - chi2 * dlam
+        dV = 2 * (GMw @ ddl.astype(dtype)) - G2w @ dlam.astype(dtype)
         db = -(ddl * chi + dl * dchi)
         dlog_chi = dchi / chi - db / b
         dm_c = (dm - dchi * g - chi * dg) / b - m_c * db / b
@@ -887,7 +902,7 @@ def _error_gradient_in_x(y, m_c, V_c, clipped):
 def _cavity_response_to_kernel(ev, dK):
     """dF/dtheta at fixed sites: the cavity vector's response to K -> K + dK (first order)."""
     part, (dl, g, lam) = ev.part, ev.sites
-    gauss, G, b = part.gauss, part.G, part.b_ii
+    gauss, G, b = part.gauss, part.full_G(), part.b_ii
     T = -G * dl[None, :]  # I - G D, built in place
     T[np.diag_indices_from(T)] += 1.0
     dG = T @ dK @ T.T  # d(K^-1 + D)^-1 = (I + K D)^-1 dK (I + D K)^-1
