@@ -335,6 +335,12 @@ def _gram_upper(A):
     return S
 
 
+def _g_diag_l_g(G, lam):
+    """M = G diag(l) G for l <= 0: -(G |l|^1/2)(G |l|^1/2)^T, one symmetric rank-n product."""
+    W = G * np.sqrt(-np.minimum(lam, 0.0)).astype(G.dtype)[None, :]
+    return -_gram_upper(W.T)
+
+
 def _residual(gauss, site_m, site_V, site_chi):
     """max |m - m_s|, |V - V_s|, |chi - chi_s| / chi: Gaussian and tilted marginals must agree."""
     return float(max(np.max(np.abs(gauss.m - site_m)), np.max(np.abs(gauss.V - site_V)),
@@ -527,8 +533,7 @@ def _linearised_map(y, S_over_N, ev, dtype):
     dl, g, lam = ev.sites
     n = y.size
     Gw = part.full_G(dtype)
-    W = Gw * np.sqrt(-np.minimum(lam, 0.0)).astype(dtype)[None, :]
-    M = -_gram_upper(W.T)  # G diag(l) G = -(G |l|^1/2)(G |l|^1/2)^T, l <= 0
+    M = _g_diag_l_g(Gw, lam)
     G2w, GMw = Gw * Gw, Gw * M
     Js = _site_jacobian(y, ev.x, S_over_N)
     chi, m, m_c, V_c = gauss.chi, gauss.m, gauss.m_c, gauss.V_c
@@ -878,9 +883,10 @@ def error_gradient(K, y, solution, dK, *, rtol=1e-10):
             raise ValueError("The solution does not give a valid Gaussian part for K.")
         matvec = _linearised_map(y, solution.S_over_N, ev, np.float64)
         grad_x = _error_gradient_in_x(y, ev.part.gauss.m_c, ev.part.gauss.V_c, ev.part.clipped)
+        response = _cavity_response_to_kernel(ev)
         out = np.empty(dK.shape[0])
         for k, dKk in enumerate(dK):
-            rhs = _cavity_response_to_kernel(ev, dKk)
+            rhs = response(dKk)
             u = _gmres(matvec, rhs, rtol, max_dim=min(3 * n, 300))
             achieved = np.linalg.norm(matvec(u) - rhs) / max(np.linalg.norm(rhs), 1e-300)
             if achieved > 1e3 * rtol:
@@ -899,19 +905,31 @@ def _error_gradient_in_x(y, m_c, V_c, clipped):
     return np.concatenate([-phi * y / np.sqrt(V_c), d_logV, np.zeros_like(m_c)])
 
 
-def _cavity_response_to_kernel(ev, dK):
-    """dF/dtheta at fixed sites: the cavity vector's response to K -> K + dK (first order)."""
+def _cavity_response_to_kernel(ev):
+    """dF/dtheta at fixed sites, as a function of dK: the cavity vector's response to K -> K + dK.
+
+    dG = (I - G D) dK (I - D G) = U T^T with T = I - G D and U = T dK: one n x n product per dK.
+    What the cavities need of dG are row-wise dot products of U: diag(dG) with T, dG g = U (T^T g),
+    and diag(dG diag(l) G) with Q = G diag(l) T = G diag(l) - M D (M = G diag(l) G, shared by all dK).
+    """
     part, (dl, g, lam) = ev.part, ev.sites
     gauss, G, b = part.gauss, part.full_G(), part.b_ii
-    T = -G * dl[None, :]  # I - G D, built in place
+    T = -G * dl[None, :]
     T[np.diag_indices_from(T)] += 1.0
-    dG = T @ dK @ T.T  # d(K^-1 + D)^-1 = (I + K D)^-1 dK (I + D K)^-1
-    dchi = np.diag(dG).copy()
-    dm = dG @ g
-    dV = -2.0 * np.einsum("ij,j,ij->i", dG, lam, G)  # V = -diag(G diag(l) G)
-    db = -dl * dchi  # b = 1 - dl chi
-    dm_c = (dm - g * dchi - gauss.m_c * db) / b  # m_c = (m - chi g) / b
-    dV_c = (dV + 2 * gauss.chi * dchi * lam - 2 * gauss.V_c * b * db) / b**2  # V_c = (V + chi^2 l) / b^2
-    dlog_V = np.where(part.clipped, 0.0, dV_c / gauss.V_c)
-    dlog_chi = dchi / gauss.chi - db / b  # chi_c = chi / b
-    return np.concatenate([dm_c, dlog_V, dlog_chi])
+    Tt_g = T.T @ g
+    M = _g_diag_l_g(G, lam)
+    Q = G * lam[None, :] - M * dl[None, :]
+
+    def response(dK):
+        U = T @ dK
+        dchi = np.einsum("ij,ij->i", U, T)
+        dm = U @ Tt_g
+        dV = -2.0 * np.einsum("ij,ij->i", U, Q)  # V = -diag(G diag(l) G)
+        db = -dl * dchi  # b = 1 - dl chi
+        dm_c = (dm - g * dchi - gauss.m_c * db) / b  # m_c = (m - chi g) / b
+        dV_c = (dV + 2 * gauss.chi * dchi * lam - 2 * gauss.V_c * b * db) / b**2  # V_c = (V + chi^2 l) / b^2
+        dlog_V = np.where(part.clipped, 0.0, dV_c / gauss.V_c)
+        dlog_chi = dchi / gauss.chi - db / b  # chi_c = chi / b
+        return np.concatenate([dm_c, dlog_V, dlog_chi])
+
+    return response
