@@ -520,20 +520,21 @@ def _newton_direction(y, S_over_N, ev, rtol):
     return d if d is not None and np.all(np.isfinite(d)) else None
 
 
-def _linearised_map(y, S_over_N, ev, dtype):
+def _linearised_map(y, S_over_N, ev, dtype, G=None, M=None):
     """The operator v -> (I - F'(x)) v at the evaluation ``ev``, n x n products in ``dtype``.
 
     With dG = -G dD G, the Gaussian part's response to site changes (ddl, dg, dl) is
     dchi = -(G*G) ddl, dm = G (dg - m*ddl), dV = 2 (G*M) ddl - (G*G) dl with
     M = G diag(l) G (one symmetric rank-n product, the only O(n^3) work added);
-    the site and cavity maps are local (3 x 3 per site).
+    the site and cavity maps are local (3 x 3 per site). The full G and M may be passed in when
+    the caller has them already (:func:`error_gradient`).
     """
     part = ev.part
     gauss, b, clipped = part.gauss, part.b_ii, part.clipped
     dl, g, lam = ev.sites
     n = y.size
-    Gw = part.full_G(dtype)
-    M = _g_diag_l_g(Gw, lam)
+    Gw = part.full_G(dtype) if G is None else G.astype(dtype, copy=False)
+    M = _g_diag_l_g(Gw, lam) if M is None else M.astype(dtype, copy=False)
     G2w, GMw = Gw * Gw, Gw * M
     Js = _site_jacobian(y, ev.x, S_over_N)
     chi, m, m_c, V_c = gauss.chi, gauss.m, gauss.m_c, gauss.V_c
@@ -881,9 +882,11 @@ def error_gradient(K, y, solution, dK, *, rtol=1e-10):
         ev = _evaluate(K, y, solution.S_over_N, x)
         if ev is None:  # pragma: no cover - a converged solution evaluates
             raise ValueError("The solution does not give a valid Gaussian part for K.")
-        matvec = _linearised_map(y, solution.S_over_N, ev, np.float64)
+        G = ev.part.full_G()
+        M = _g_diag_l_g(G, ev.sites[2])  # shared by the Newton operator and the kernel response
+        matvec = _linearised_map(y, solution.S_over_N, ev, np.float64, G, M)
         grad_x = _error_gradient_in_x(y, ev.part.gauss.m_c, ev.part.gauss.V_c, ev.part.clipped)
-        response = _cavity_response_to_kernel(ev)
+        response = _cavity_response_to_kernel(ev, G, M)
         out = np.empty(dK.shape[0])
         for k, dKk in enumerate(dK):
             rhs = response(dKk)
@@ -905,19 +908,19 @@ def _error_gradient_in_x(y, m_c, V_c, clipped):
     return np.concatenate([-phi * y / np.sqrt(V_c), d_logV, np.zeros_like(m_c)])
 
 
-def _cavity_response_to_kernel(ev):
+def _cavity_response_to_kernel(ev, G, M):
     """dF/dtheta at fixed sites, as a function of dK: the cavity vector's response to K -> K + dK.
 
     dG = (I - G D) dK (I - D G) = U T^T with T = I - G D and U = T dK: one n x n product per dK.
     What the cavities need of dG are row-wise dot products of U: diag(dG) with T, dG g = U (T^T g),
     and diag(dG diag(l) G) with Q = G diag(l) T = G diag(l) - M D (M = G diag(l) G, shared by all dK).
+    G and M are the full matrices at the evaluation ``ev``.
     """
     part, (dl, g, lam) = ev.part, ev.sites
-    gauss, G, b = part.gauss, part.full_G(), part.b_ii
+    gauss, b = part.gauss, part.b_ii
     T = -G * dl[None, :]
     T[np.diag_indices_from(T)] += 1.0
     Tt_g = T.T @ g
-    M = _g_diag_l_g(G, lam)
     Q = G * lam[None, :] - M * dl[None, :]
 
     def response(dK):
