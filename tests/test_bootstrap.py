@@ -376,6 +376,25 @@ def test_mixed_precision_reaches_the_double_precision_fixed_point(crabs):
     assert warm.n_single == 0  # a warm start is near the fixed point: double precision throughout
 
 
+def test_reused_newton_operator_reaches_the_same_fixed_point(crabs, monkeypatch):
+    # The last Newton step may reuse the previous operator (REUSE_OPERATOR); the fixed point must
+    # not change, and the reuse must actually happen (fewer operators built).
+    from svmlib.bootstrap import _replica as R
+
+    X, y, K = crabs
+    builds = []
+    original = R._linearised_map
+    monkeypatch.setattr(R, "_linearised_map", lambda *a, **k: builds.append(1) or original(*a, **k))
+    reused = solve_replica(K, y, 1.0)
+    n_reused = len(builds)
+    builds.clear()
+    monkeypatch.setattr(R, "REUSE_OPERATOR", 0.0)
+    fresh = solve_replica(K, y, 1.0)
+    assert n_reused < len(builds)
+    _assert_same_fixed_point(reused, fresh)
+    assert reused.converged and reused.residual < 1e-8
+
+
 def test_single_precision_error_is_bounded_by_the_amplification(crabs):
     # The rule that admits single-precision steps assumes |F_32(x) - F_64(x)| (in step units)
     # <= SINGLE_ERROR * max_i K_ii / chi_i. Check it along cold-start trajectories (S/N = 2 gave

@@ -38,6 +38,7 @@ test always use double precision.
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -102,9 +103,19 @@ FINAL_FORCING = 0.01
 # the map, in the units of the step size (_scaled_step), was at most 7e-5 times the amplification
 # max K_ii/chi_i over 24 cold-start trajectories (three data sets, two kernels, S/N = 0.5-4; against
 # double precision at the same points); a step is taken in single precision when
-# SINGLE_ERROR * amplification < SINGLE_SHARE * (previous step).
+# SINGLE_ERROR * amplification < SINGLE_SHARE * (previous step). With SINGLE_SHARE from 0.2 to 3 every
+# case of that sweep took the same number of iterations (the double-precision steps near the fixed
+# point remove what the rough ones leave); 1 lets crabs (S = N, broad kernel) take all its plain steps
+# in single precision, 0.2 took two of eight in double.
 SINGLE_ERROR = 1e-4
-SINGLE_SHARE = 0.2
+SINGLE_SHARE = 1.0
+
+# A Newton operator is reused at a later iterate x when |x - x_op| * res < REUSE_OPERATOR * tol
+# (|.| as _scaled_step): the stale Jacobian's error in the step is ~ |x - x_op| * |step|, so the next
+# residual still falls below tol. In practice this is the last Newton step (crabs: |x - x_op| ~ 2e-3,
+# res ~ 3e-7), which saves building the operator (~0.4 ms at N = 200). Over the 24-case sweep
+# 0.1 to 10 gave the same iteration counts; 1e3 added 7 iterations.
+REUSE_OPERATOR = 1.0
 
 # Cold start in cavity space, no O(N^3) work: every point on its margin (m_c = y), cavity variance
 # and response a tenth of the prior variance K(x_i, x_i). See _start.
@@ -287,11 +298,11 @@ def _gaussian_part(K, dl, g, lam, *, v_floor=V_FLOOR, K_single=None):
         raise LinAlgError("I + D^1/2 K D^1/2 is not positive definite")
     # A^T = K D^1/2 L^-T: the right-sided solve is 10-35 % faster than L^-1 D^1/2 K in OpenBLAS.
     AT = trsm(1.0, L, KD, side=1, lower=1, trans_a=1, overwrite_b=1)
-    C = syrk(1.0, AT, trans=0, lower=0)  # upper triangle of A^T A, strict lower one zero
-    # G = K - A^T A, upper triangle only: the symmetric products below (symv) read no more, and
-    # mirroring it would cost a transposed pass as long as the rest of this O(n^2) work together.
-    G = Kw - C
-    chi = (np.diag(K) - np.diag(C)).astype(float, copy=False)
+    # G = K - A^T A in one syrk on a copy of K, upper triangle only (the strict lower one keeps K):
+    # the symmetric products below (symv) read no more, and mirroring it would cost a transposed
+    # pass as long as the rest of this O(n^2) work together.
+    G = syrk(-1.0, AT, beta=1.0, c=Kw.copy(order="F"), trans=0, lower=0, overwrite_c=1)
+    chi = np.diag(G).astype(float)
     b_ii = 1.0 - dl * chi
     clamped = np.flatnonzero(b_ii < CLAMPED_B)
     if clamped.size and K_single is not None:
@@ -507,17 +518,27 @@ def _site_jacobian(y, x, S_over_N):
     return (sites[:, 0] - sites[:, 1]) / (2 * steps)
 
 
-def _newton_direction(y, S_over_N, ev, rtol):
-    """Inexact Newton step d solving (I - F'(x)) d = F(x) - x by GMRES.
+def _newton_direction(y, S_over_N, ev, rtol, matvec=None):
+    """Inexact Newton step d solving (I - F'(x)) d = F(x) - x by GMRES; also returns the operator.
 
     F' is applied matrix-free from the factorisation already paid for
     (:func:`_linearised_map`), with products in single precision: the Jacobian only
     steers the step, the residual that decides convergence is evaluated in double precision.
+    ``matvec`` may pass in the operator of an earlier, nearby iterate (see REUSE_OPERATOR).
     """
-    matvec = _linearised_map(y, S_over_N, ev, np.float32)
+    if matvec is None:
+        matvec = _linearised_map(y, S_over_N, ev, np.float32)
     with np.errstate(all="ignore"):
         d = _gmres(matvec, ev.r, rtol)
-    return d if d is not None and np.all(np.isfinite(d)) else None
+    return (d if d is not None and np.all(np.isfinite(d)) else None), matvec
+
+
+def _operator_still_good(operator, ev, tol):
+    """Whether the Newton operator (x_op, matvec) built at x_op may serve at ev.x (REUSE_OPERATOR)."""
+    if operator is None:
+        return False
+    x_op = operator[0]
+    return _scaled_step(x_op, ev.x - x_op) * ev.res < REUSE_OPERATOR * tol
 
 
 def _linearised_map(y, S_over_N, ev, dtype, G=None, M=None):
@@ -539,12 +560,16 @@ def _linearised_map(y, S_over_N, ev, dtype, G=None, M=None):
     Js = _site_jacobian(y, ev.x, S_over_N)
     chi, m, m_c, V_c = gauss.chi, gauss.m, gauss.m_c, gauss.V_c
 
+    pair = np.empty((n, 2), dtype=dtype)  # (ddl, dlam) as columns: one pass over G*G for both
+
     def matvec(v):
         v = v.reshape(3, n)
         ddl, dg, dlam = np.einsum("jkn,kn->jn", Js, v)
-        dchi = -(G2w @ ddl.astype(dtype))
+        pair[:, 0], pair[:, 1] = ddl, dlam
+        G2_ddl, G2_dlam = (G2w @ pair).T
+        dchi = -G2_ddl
         dm = Gw @ (dg - m * ddl).astype(dtype)
-        dV = 2 * (GMw @ ddl.astype(dtype)) - G2w @ dlam.astype(dtype)
+        dV = 2 * (GMw @ pair[:, 0]) - G2_dlam
         db = -(ddl * chi + dl * dchi)
         dlog_chi = dchi / chi - db / b
         dm_c = (dm - dchi * g - chi * dg) / b - m_c * db / b
@@ -559,39 +584,41 @@ def _gmres(matvec, b, rtol, max_dim=60):
     """Minimal GMRES from x0 = 0: Arnoldi (Gram-Schmidt applied twice) and Givens rotations.
 
     scipy's gmres costs ~0.1 ms of Python per iteration, as much as the matrix-vector
-    product itself at N = 200; the Newton systems here need 5-30 Krylov vectors.
+    product itself at N = 200; the Newton systems here need 5-30 Krylov vectors. The
+    rotations work on Python floats (indexing numpy scalars costs several times more).
     """
     beta = float(np.linalg.norm(b))
     if beta == 0:
         return np.zeros_like(b)
     V = np.empty((max_dim + 1, b.size))
     R = np.zeros((max_dim, max_dim))  # the rotated Hessenberg matrix (upper triangular)
-    cs, sn = np.zeros(max_dim), np.zeros(max_dim)
-    rhs = np.zeros(max_dim + 1)
-    rhs[0] = beta
+    cs, sn, rhs = [], [], []  # rotations; the rotated right-hand side beta e_1 (its settled entries)
+    last = beta  # its last entry: the norm of the current residual
     V[0] = b / beta
-    k = 0
     for j in range(max_dim):
         w = matvec(V[j])
-        h = np.zeros(j + 2)
-        for _ in range(2):  # twice is enough (Kahan); once loses orthogonality near convergence
-            c = V[:j + 1] @ w
-            w -= c @ V[:j + 1]
-            h[:j + 1] += c
-        h[j + 1] = np.linalg.norm(w)
+        basis = V[:j + 1]
+        c1 = basis @ w
+        w -= c1 @ basis
+        c2 = basis @ w  # twice is enough (Kahan); once loses orthogonality near convergence
+        w -= c2 @ basis
+        h = (c1 + c2).tolist()
+        h_next = float(np.linalg.norm(w))
         for i in range(j):  # previous rotations
             h[i], h[i + 1] = cs[i] * h[i] + sn[i] * h[i + 1], -sn[i] * h[i] + cs[i] * h[i + 1]
-        r = np.hypot(h[j], h[j + 1])
-        cs[j], sn[j] = (h[j] / r, h[j + 1] / r) if r > 0 else (1.0, 0.0)
-        R[:j + 1, j] = h[:j + 1]
-        R[j, j] = r
-        rhs[j + 1] = -sn[j] * rhs[j]
-        rhs[j] *= cs[j]
-        k = j + 1
-        if abs(rhs[j + 1]) <= rtol * beta or h[j + 1] <= 1e-14 * beta:
+        r = math.hypot(h[j], h_next)
+        c, s = (h[j] / r, h_next / r) if r > 0 else (1.0, 0.0)
+        cs.append(c)
+        sn.append(s)
+        h[j] = r
+        R[:j + 1, j] = h
+        rhs.append(c * last)
+        last = -s * last
+        if abs(last) <= rtol * beta or h_next <= 1e-14 * beta:
             break
-        V[j + 1] = w / h[j + 1]
-    coef = solve_triangular(R[:k, :k], rhs[:k], check_finite=False)
+        V[j + 1] = w / h_next
+    k = len(rhs)
+    coef = solve_triangular(R[:k, :k], np.array(rhs), check_finite=False)
     return coef @ V[:k]
 
 
@@ -625,6 +652,7 @@ def _attempt(K, y, S_over_N, x0, damping, tol, max_iter, anderson, newton, K_sin
     acc = _Anderson(anderson) if (anderson and not newton) else None
     best, history = None, []
     prev, from_newton = None, False
+    operator = None  # (the iterate it was built at, the Newton operator)
     single = K_single is not None
     n_single = 0
     it = 0  # iterations = evaluations of the map, including failed ones
@@ -651,12 +679,16 @@ def _attempt(K, y, S_over_N, x0, damping, tol, max_iter, anderson, newton, K_sin
         near = ev.step < NEWTON_START or ev.res < NEWTON_START_RESIDUAL
         if near:  # from here on the exact map: single precision's noise (~1e-3) would stall the iteration
             K_single = None
-        # The next plain step in single precision only if its expected error is a small part of the step.
+        # The next plain step in single precision only if its expected error is below the step's size.
         single = K_single is not None and SINGLE_ERROR * ev.part.amplification < SINGLE_SHARE * ev.step
         if newton and near:
             # forcing term ~ step^2: quadratic convergence (Dembo et al.); over 18 cases 174 iterations
             # in total against 183 with min(0.1, step)
-            d = _newton_direction(y, S_over_N, ev, rtol=max(min(0.1, ev.step**2), FINAL_FORCING * tol / ev.res))
+            stale = operator[1] if _operator_still_good(operator, ev, tol) else None
+            d, matvec = _newton_direction(y, S_over_N, ev, max(min(0.1, ev.step**2), FINAL_FORCING * tol / ev.res),
+                                          stale)
+            if stale is None:
+                operator = (ev.x, matvec)
         if d is not None:
             x, from_newton = ev.x + d, True
             continue
