@@ -50,6 +50,19 @@ def check_inputs(X, *, name="X", ensure_min_samples=1):
         raise TypeError(f"{name} must be array-like of numbers: {err}") from None
 
 
+def _two_integer_labels(y):
+    """The two sorted labels of a numeric y holding exactly two integer values, else None.
+
+    type_of_target calls such a y "binary" too; this is the same decision without its overhead.
+    """
+    if y.dtype.kind not in "iuf" or y.size == 0:
+        return None
+    classes = np.unique(y)
+    if classes.size != 2 or not np.all(classes == np.floor(classes)):
+        return None
+    return classes
+
+
 def check_binary_labels(y):
     """Map any two class labels to -1/+1.
 
@@ -70,6 +83,9 @@ def check_binary_labels(y):
             y = y.astype(str) if all(isinstance(v, str) for v in y) else y.astype(float)
         except (TypeError, ValueError):
             raise ValueError("y must hold class labels of one type (all strings or all numbers).") from None
+    classes = _two_integer_labels(y)
+    if classes is not None:  # the common case, decided without type_of_target (~0.1 ms)
+        return np.where(y == classes[1], 1.0, -1.0), classes
     try:
         target = type_of_target(y)
     except ValueError as err:
@@ -203,6 +219,21 @@ def check_probability(value, name, *, open_interval=True):
     return value
 
 
+def _is_symmetric(K, *, rtol, atol_scale):
+    """|K - K^T| <= atol + rtol |K| elementwise, atol = atol_scale * max(1, max |K|) (as np.allclose).
+
+    Written out because np.allclose costs ~0.15 ms at n = 200 (its NaN handling; K is finite here),
+    a noticeable part of a replica solve.
+    """
+    magnitude = np.abs(K)
+    atol = atol_scale * max(1.0, float(magnitude.max(initial=0)))
+    gap = K - K.T
+    np.abs(gap, out=gap)
+    magnitude *= rtol
+    magnitude += atol
+    return bool(np.all(gap <= magnitude))
+
+
 def check_kernel_matrix(K, n_rows, n_cols=None, *, name="K", symmetric=False):
     """Check a (precomputed) kernel matrix: finite, 2-D, shape (n_rows, n_cols)."""
     n_cols = n_rows if n_cols is None else n_cols
@@ -217,6 +248,6 @@ def check_kernel_matrix(K, n_rows, n_cols=None, *, name="K", symmetric=False):
         )
     if not np.all(np.isfinite(K)):
         raise ValueError(f"{name} contains NaN or infinity; check the kernel and its parameters.")
-    if symmetric and not np.allclose(K, K.T, rtol=1e-10, atol=1e-12 * max(1.0, np.abs(K).max(initial=0))):
+    if symmetric and not _is_symmetric(K, rtol=1e-10, atol_scale=1e-12):
         raise ValueError(f"{name} must be symmetric (a Gram matrix K(X, X)).")
     return K

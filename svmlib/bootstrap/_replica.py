@@ -549,35 +549,67 @@ def _linearised_map(y, S_over_N, ev, dtype, G=None, M=None):
     M = G diag(l) G (one symmetric rank-n product, the only O(n^3) work added);
     the site and cavity maps are local (3 x 3 per site). The full G and M may be passed in when
     the caller has them already (:func:`error_gradient`).
+
+    The cavity changes are linear in seven per-site quantities (:func:`_cavity_coefficients`):
+    the three products above and the site changes. One product takes their per-site
+    coefficients, instead of ~30 small vector operations per application.
     """
     part = ev.part
-    gauss, b, clipped = part.gauss, part.b_ii, part.clipped
     dl, g, lam = ev.sites
     n = y.size
     Gw = part.full_G(dtype) if G is None else G.astype(dtype, copy=False)
     M = _g_diag_l_g(Gw, lam) if M is None else M.astype(dtype, copy=False)
     G2w, GMw = Gw * Gw, Gw * M
+    Gb = Gw / part.b_ii.astype(dtype)[:, None]  # rows of G over b: the cavity mean divides by b
+    m = part.gauss.m
     Js = _site_jacobian(y, ev.x, S_over_N)
-    chi, m, m_c, V_c = gauss.chi, gauss.m, gauss.m_c, gauss.V_c
-
-    pair = np.empty((n, 2), dtype=dtype)  # (ddl, dlam) as columns: one pass over G*G for both
+    C = _cavity_coefficients(part, ev.sites)
+    responses = np.empty((7, n))
+    pair = np.empty((n, 2), dtype=dtype)  # (ddl, dl) as columns: one pass over G*G for both
 
     def matvec(v):
         v = v.reshape(3, n)
-        ddl, dg, dlam = np.einsum("jkn,kn->jn", Js, v)
-        pair[:, 0], pair[:, 1] = ddl, dlam
-        G2_ddl, G2_dlam = (G2w @ pair).T
-        dchi = -G2_ddl
-        dm = Gw @ (dg - m * ddl).astype(dtype)
-        dV = 2 * (GMw @ pair[:, 0]) - G2_dlam
-        db = -(ddl * chi + dl * dchi)
-        dlog_chi = dchi / chi - db / b
-        dm_c = (dm - dchi * g - chi * dg) / b - m_c * db / b
-        dV_c = (dV + 2 * chi * dchi * lam + chi**2 * dlam) / b**2 - 2 * V_c * db / b
-        dlog_V = np.where(clipped, 0.0, dV_c / V_c)
-        return v.ravel() - np.concatenate([dm_c, dlog_V, dlog_chi])
+        site_change = np.einsum("jkn,kn->jn", Js, v)  # ddl, dg, dl
+        ddl = site_change[0]
+        pair[:, 0], pair[:, 1] = ddl, site_change[2]
+        responses[0] = Gb @ (site_change[1] - m * ddl).astype(dtype)
+        responses[1:3] = (G2w @ pair).T
+        responses[3] = GMw @ pair[:, 0]
+        responses[4:] = site_change
+        return (v - np.einsum("jkn,kn->jn", C, responses)).ravel()
 
     return matvec
+
+
+def _cavity_coefficients(part, sites):
+    """Per-site coefficients of the cavity changes in (u, P0, P1, q, ddl, dg, dl): shape (3, 7, n).
+
+    u = G (dg - m ddl) / b, P0 = (G*G) ddl, P1 = (G*G) dl, q = (G*M) ddl. From chi_c = chi / b,
+    m_c = (m - chi g) / b, V_c = (V + chi^2 l) / b^2 with b = 1 - dl chi, dchi = -P0,
+    dm = b u, dV = 2 q - P1 and db = -chi ddl + dl P0:
+      d log chi_c = -(1/chi + dl/b) P0 + (chi/b) ddl,
+      d m_c = u + (g - m_c dl)/b P0 + (m_c chi/b) ddl - (chi/b) dg,
+      d log V_c = [(2 q - P1)/b^2 - (2 chi l/b^2 + 2 V_c dl/b) P0 + (2 V_c chi/b) ddl + (chi^2/b^2) dl] / V_c
+    (zero where V_c sits on its floor). Rows: m_c, log V_c, log chi_c (the order of the state).
+    """
+    gauss, b = part.gauss, part.b_ii
+    dl, g, lam = sites
+    chi, m_c, V_c = gauss.chi, gauss.m_c, gauss.V_c
+    w = np.where(part.clipped, 0.0, 1.0 / V_c)
+    U, P0, P1, Q, DDL, DG, DLAM = range(7)
+    C = np.zeros((3, 7, chi.size))
+    C[0, U] = 1.0
+    C[0, P0] = (g - m_c * dl) / b
+    C[0, DDL] = m_c * chi / b
+    C[0, DG] = -chi / b
+    C[1, Q] = 2 * w / b**2
+    C[1, P1] = -w / b**2
+    C[1, P0] = -w * (2 * chi * lam / b**2 + 2 * V_c * dl / b)
+    C[1, DDL] = w * 2 * V_c * chi / b
+    C[1, DLAM] = w * chi**2 / b**2
+    C[2, P0] = -(1 / chi + dl / b)
+    C[2, DDL] = chi / b
+    return C
 
 
 def _gmres(matvec, b, rtol, max_dim=60):
