@@ -368,12 +368,12 @@ def test_newton_and_plain_iterations_reach_the_same_fixed_point(crabs):
 def test_mixed_precision_reaches_the_double_precision_fixed_point(crabs):
     X, y, K = crabs
     for S in (0.5, 1.0, 2.0):
-        a = solve_replica(K, y, S, mixed_precision=True)
-        b = solve_replica(K, y, S, mixed_precision=False)
+        a = solve_replica(K, y, S, rough_steps=True)
+        b = solve_replica(K, y, S, rough_steps=False)
         _assert_same_fixed_point(a, b)  # both end with double-precision Newton steps below tol
-        assert a.n_single >= 2 and b.n_single == 0  # single-precision steps were taken
+        assert a.n_rough >= 2 and b.n_rough == 0  # rough steps were taken
     warm = solve_replica(K, y, 1.5, init=a)
-    assert warm.n_single == 0  # a warm start is near the fixed point: double precision throughout
+    assert warm.n_rough == 0  # a warm start is near the fixed point: the exact map throughout
 
 
 def test_reused_newton_operator_reaches_the_same_fixed_point(crabs, monkeypatch):
@@ -395,40 +395,73 @@ def test_reused_newton_operator_reaches_the_same_fixed_point(crabs, monkeypatch)
     assert reused.converged and reused.residual < 1e-8
 
 
-def test_single_precision_error_is_bounded_by_the_amplification(crabs):
-    # The rule that admits single-precision steps assumes |F_32(x) - F_64(x)| (in step units)
-    # <= SINGLE_ERROR * max_i K_ii / chi_i. Check it along cold-start trajectories (S/N = 2 gave
-    # the largest ratio, 7e-5, of 24 measured trajectories).
+def _single(K):
+    from svmlib.bootstrap import _replica as R
+
+    return R._RoughMap("single", np.asfortranarray(K, dtype=np.float32), R.SINGLE_ERROR)
+
+
+@pytest.mark.parametrize("kind", ["single", "low rank"])
+def test_rough_map_error_is_bounded_by_the_amplification(crabs, kind):
+    # The rule that admits rough steps assumes |F_rough(x) - F(x)| (in step units)
+    # <= error * max_i K_ii / chi_i. Check it along cold-start trajectories (single precision:
+    # S/N = 2 gave the largest ratio, 7e-5, of 24 measured trajectories; low rank: 4e-5 on crabs).
     from svmlib.bootstrap import _replica as R
 
     X, y, K = crabs
-    K32 = np.asfortranarray(K, dtype=np.float32)
+    rough = _single(K) if kind == "single" else R._rough_map(K)
+    assert rough.kind == kind  # crabs with the broad kernel has numerical rank 57 of 200
     ratios = []
     for S in (1.0, 2.0):
         x = R._start(K, y, S, None)
         for _ in range(6):
-            e64, e32 = R._evaluate(K, y, S, x), R._evaluate(K, y, S, x, K32)
-            assert e32.part.single and not e64.part.single
-            ratios.append(R._scaled_step(x, e32.r - e64.r) / e64.part.amplification)
-            x = x + 0.5 * e64.r
-    assert max(ratios) <= R.SINGLE_ERROR
-    assert max(ratios) > 1e-7  # single precision did differ: the comparison is not vacuous
+            exact, approx = R._evaluate(K, y, S, x), R._evaluate(K, y, S, x, rough)
+            assert approx.part.rough and not exact.part.rough
+            ratios.append(R._scaled_step(x, approx.r - exact.r) / exact.part.amplification)
+            x = x + 0.5 * exact.r
+    assert max(ratios) <= rough.error
+    assert max(ratios) > 1e-7  # the rough map did differ: the comparison is not vacuous
 
 
-def test_single_precision_gaussian_part_falls_back_to_double_where_it_must(crabs):
+def test_low_rank_gaussian_part_is_the_exact_one_for_the_surrogate_kernel(crabs):
+    # Woodbury in O(n r^2) against the O(n^3) forms applied to the n x n matrix Phi Phi^T.
+    from svmlib.bootstrap import _replica as R
+
+    X, y, K = crabs
+    rough = R._rough_map(K)  # Phi in single precision: its rounding is far below the truncation
+    Phi = rough.K.astype(np.float64)
+    assert Phi.shape[1] <= R.LOW_RANK_SHARE * y.size
+    assert np.max(np.abs(Phi @ Phi.T - K)) <= R.LOW_RANK_TOL * 1.0001  # the pivoted Cholesky's promise
+    sol = solve_replica(K, y, 1.0)
+    surrogate = Phi @ Phi.T
+    low = R._gaussian_part(surrogate, *sol.sites, rough=rough._replace(K=np.asfortranarray(Phi)))
+    dense = R._gaussian_part(surrogate, *sol.sites)
+    assert low.rough and low.W is not None and not dense.rough
+    # The dense forms lose ~eps * amplification (K - A^T A); Woodbury loses nothing comparable.
+    tol = 1e-13 * dense.amplification
+    for a, b in zip(vars(low.gauss).values(), vars(dense.gauss).values()):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol * np.abs(b).max())
+    np.testing.assert_allclose(low.full_G(), dense.full_G(), atol=tol)
+    # A narrow kernel has no low numerical rank: single precision instead.
+    assert R._rough_map(RBF(l=0.25 * np.sqrt(X.shape[1]))(X)).kind == "single"
+
+
+def test_rough_gaussian_parts_fall_back_to_double_where_they_must(crabs):
     from svmlib.bootstrap import _replica as R
 
     X, y, K = crabs
     # Clamped sites (large S/N) need the double-precision forms of Numerics 2.
     sol = solve_replica(K, y, 8.0)
-    part = R._gaussian_part(K, *sol.sites, K_single=np.asfortranarray(K, dtype=np.float32))
     exact = R._gaussian_part(K, *sol.sites)
-    assert np.any(exact.b_ii < R.CLAMPED_B) and not part.single
-    np.testing.assert_array_equal(part.gauss.m_c, exact.gauss.m_c)
+    assert np.any(exact.b_ii < R.CLAMPED_B)
+    for rough in (_single(K), R._rough_map(K)):
+        part = R._gaussian_part(K, *sol.sites, rough=rough)
+        assert not part.rough
+        np.testing.assert_array_equal(part.gauss.m_c, exact.gauss.m_c)
     # B = I + d 11^T is positive definite, but 1 + d rounds to d in float32 for d = 1e9.
     K1, d = np.ones((3, 3)), np.full(3, 1e9)
-    part = R._gaussian_part(K1, d, np.zeros(3), -d, K_single=np.ones((3, 3), dtype=np.float32, order="F"))
-    assert not part.single and np.all(np.isfinite(part.gauss.chi))
+    part = R._gaussian_part(K1, d, np.zeros(3), -d, rough=_single(K1))
+    assert not part.rough and np.all(np.isfinite(part.gauss.chi))
 
 
 def test_newton_jacobian_matches_finite_differences_of_the_map(small):
