@@ -6,8 +6,9 @@ One run, single-threaded BLAS, serial Monte Carlo (scipy's compiled Lawson-Hanso
 sample on the sample's unique points, rows of one precomputed Gram matrix). Both sides get the
 same Gram matrix. Prints eps_theory, eps_MC +- SE, the theory's iterations and the speed-up in
 CPU time (process time: robust when other jobs share the machine) and in wall time. The theory
-takes 10-200 ms, so its time is the median of 5 solves; the Monte Carlo runs once. The last
-column is the CPU time of the theory's gradient in ln l (error_gradient, eq. boot-implicit).
+takes 10-100 ms, so its time is the median of 21 solves (a median of 5 moved by +-10 % between
+runs on crabs); the Monte Carlo runs once (0.3-8 s). The last column is the CPU time of the
+theory's gradient in ln l (error_gradient, eq. boot-implicit).
 """
 
 import sys
@@ -50,8 +51,8 @@ def main(n_samples=500):
         for name, X, y in datasets():
             kernel = RBF(l=np.sqrt(X.shape[1]))
             K, dK = kernel(X), kernel.grad_log_l(X)[0]
-            sol, t_cpu, t_wall = timed(lambda: solve_replica(K, y, 1.0), repeat=5)
-            _, g_cpu, _ = timed(lambda: error_gradient(K, y, sol, dK), repeat=5)
+            sol, t_cpu, t_wall = timed(lambda: solve_replica(K, y, 1.0), repeat=21)
+            _, g_cpu, _ = timed(lambda: error_gradient(K, y, sol, dK), repeat=21)
             mc, m_cpu, m_wall = timed(lambda: monte_carlo_bootstrap(K, y, 1.0, n_samples, random_state=0))
             print(f"{name:14s} {y.size:4d} {sol.n_iter:4d} {t_cpu:10.3f} {m_cpu:7.2f} {m_cpu / t_cpu:6.1f} "
                   f"{t_wall:11.3f} {m_wall:7.2f} {m_wall / t_wall:6.1f} {sol.error:10.4f} {mc.error:7.4f} "
