@@ -365,8 +365,10 @@ def test_newton_and_plain_iterations_reach_the_same_fixed_point(crabs):
         assert a.n_iter < b.n_iter  # the point of Newton
 
 
-def test_mixed_precision_reaches_the_double_precision_fixed_point(crabs):
+@pytest.mark.parametrize("width", [1.0, 0.5])  # rough map: low rank (broad kernel), single precision
+def test_rough_steps_reach_the_exact_fixed_point(crabs, width):
     X, y, K = crabs
+    K = RBF(l=width * np.sqrt(X.shape[1]))(X)
     for S in (0.5, 1.0, 2.0):
         a = solve_replica(K, y, S, rough_steps=True)
         b = solve_replica(K, y, S, rough_steps=False)
