@@ -810,7 +810,7 @@ def _attempt(K, y, S_over_N, x0, damping, tol, max_iter, anderson, newton, rough
             stale = operator[1] if _operator_still_good(operator, ev, tol) else None
             d, matvec = _newton_direction(y, S_over_N, ev, max(min(0.1, ev.step**2), FINAL_FORCING * tol / ev.res),
                                           stale)
-            if stale is None:
+            if stale is None and not ev.part.rough:  # an operator from a rough G is not kept
                 operator = (ev.x, matvec)
         if d is not None:
             x, from_newton = ev.x + d, True
