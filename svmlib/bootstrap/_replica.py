@@ -580,20 +580,18 @@ def _evaluate(K, y, S_over_N, x, rough=None):
     return _Evaluation(x, sites, moments, part, res, r, step)
 
 
-def _site_jacobian(y, x, S_over_N, sites=None):
+def _site_jacobian(y, x, S_over_N, sites):
     """d(dl, g, l)/d(m_c, log V_c, log chi_c), site by site: shape (3, 3, n).
 
     The site parameters depend on chi_c only through the factors 1/chi_c (dl, g) and 1/chi_c^2 (l),
-    so their log chi_c derivatives are exactly (-dl, -g, -2 l) (``sites``: their values at x, if
-    known). The map is elementwise and closed-form, so central differences in m_c and log V_c
+    so their log chi_c derivatives are exactly (-dl, -g, -2 l) (``sites``: their values at x).
+    The map is elementwise and closed-form, so central differences in m_c and log V_c
     cost one broadcast evaluation at four shifted points; their relative error (~1e-10) only
     makes the Newton step inexact, never the fixed point (F itself is exact).
     """
     n = y.size
     coords = x.reshape(3, n)  # m_c, log V_c, log chi_c
     V_c, chi_c = np.exp(coords[1]), np.exp(coords[2])
-    if sites is None:
-        sites, _ = site_parameters(y, coords[0], V_c, chi_c, S_over_N)
     steps = np.stack([1e-6 * np.sqrt(V_c), np.full(n, 1e-6)])
     # points[0, k] (points[1, k]): m_c and log V_c, with coordinate k moved up (down) by its step
     points = np.broadcast_to(coords[:2], (2, 2, 2, n)).copy()
