@@ -32,6 +32,7 @@ pytest: $(STAMP)
 	$(PY) -m pytest tests -q --cov=svmlib --cov-report=term-missing:skip-covered
 
 check-notebooks: $(STAMP)
+	$(PY) tools/notebook_setup.py --check
 	$(PY) tools/run_notebooks.py --check
 
 nbval: $(STAMP)

@@ -30,6 +30,7 @@ from sklearn.kernel_ridge import KernelRidge  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from svmlib import lssvr  # noqa: E402
+from svmlib.plotting import BOOK_STYLE  # noqa: E402
 from svmlib.plotting.lssvr import draw_sinc_bands  # noqa: E402
 
 
@@ -74,7 +75,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    plt.style.use("book/book.mplstyle")
+    plt.style.use(BOOK_STYLE)
     with threadpool_limits(1, "blas"):
         sinc_figure()  # warm-up (imports, font cache)
         wall, cpu = timed(sinc_figure, args.repeats)

@@ -13,6 +13,7 @@ import warnings
 from pathlib import Path
 
 import matplotlib
+from svmlib.plotting import BOOK_STYLE
 
 matplotlib.use("Agg")
 import matplotlib.style  # noqa: E402
@@ -23,7 +24,7 @@ from svmlib import evidence as ev, probabilistic as pr  # noqa: E402
 from svmlib.kernels import RBF  # noqa: E402
 from svmlib.widgets import evidence as wev, probabilistic as wpr  # noqa: E402
 
-matplotlib.style.use(Path(__file__).resolve().parent.parent / "book" / "book.mplstyle")
+matplotlib.style.use(BOOK_STYLE)
 
 
 def clocks():

@@ -23,11 +23,12 @@ import time
 from pathlib import Path
 
 import matplotlib
+from svmlib.plotting import BOOK_STYLE
 import matplotlib.style
 
 matplotlib.use("Agg")
 # Readers run the chapters with the book's style, which changes layout work and timings.
-matplotlib.style.use(Path(__file__).resolve().parent.parent / "book" / "book.mplstyle")
+matplotlib.style.use(BOOK_STYLE)
 
 from threadpoolctl import threadpool_limits  # noqa: E402
 

@@ -51,7 +51,6 @@ def test_student_copy_blanks_solutions_and_clears_outputs(chapter, tmp_path):
     assert all(c.outputs == [] and c.execution_count is None for c in student.cells if c.cell_type == "code")
     assert student.cells[4].source == "assert True"  # self-checks kept
     assert "widgets" not in student.metadata
-    assert (tmp_path / "student" / "book.mplstyle").exists()
     # the teacher's copy is untouched
     assert "answer = 2 / 3" in nbformat.read(path, as_version=4).cells[2].source
 

@@ -17,7 +17,6 @@ ThinkBayes2). In a student copy
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from pathlib import Path
 
@@ -58,9 +57,6 @@ def write_student_copies(paths, out_dir):
         target = out_dir / path.name
         nbformat.write(studentise(nb), target)
         written.append(target)
-    style = ROOT / "book" / "book.mplstyle"
-    if style.exists():  # the chapters load it from their own folder
-        shutil.copy2(style, out_dir / style.name)
     return written
 
 
