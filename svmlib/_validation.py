@@ -25,6 +25,12 @@ __all__ = [
     "check_probability",
     "check_kernel_matrix",
     "check_random_state",
+    "check_pm_labels",
+    "check_tol",
+    "check_bool",
+    "check_n_jobs",
+    "set_feature_info",
+    "check_predict_inputs",
 ]
 
 from sklearn.utils import check_random_state  # noqa: E402  (re-exported)
@@ -251,3 +257,80 @@ def check_kernel_matrix(K, n_rows, n_cols=None, *, name="K", symmetric=False):
     if symmetric and not _is_symmetric(K, rtol=1e-10, atol_scale=1e-12):
         raise ValueError(f"{name} must be symmetric (a Gram matrix K(X, X)).")
     return K
+
+
+def check_pm_labels(y, n=None, *, name="y"):
+    """Check labels already mapped to -1/+1 (the solvers' input): a finite 1-D array of +-1.
+
+    ``n``, if given, is the required length (e.g. the size of the kernel matrix).
+    """
+    try:
+        y = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a 1-D array of labels -1/+1.") from None
+    if y.ndim != 1 or y.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of labels -1/+1, got shape {y.shape}.")
+    if not np.all((y == 1.0) | (y == -1.0)):
+        raise ValueError(f"{name} must hold labels -1 or +1 only (map two classes with "
+                         "svmlib._validation.check_binary_labels).")
+    if n is not None and y.size != n:
+        raise ValueError(f"{name} has {y.size} labels but the kernel matrix has {n} rows.")
+    return y
+
+
+def check_tol(tol, name="tol"):
+    """A stopping tolerance: a finite number > 0."""
+    return check_positive(tol, name)
+
+
+def check_bool(value, name):
+    """A True/False switch (``fit_intercept``, ``shuffle``, ...): a string such as 'no' is an error."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral) and value in (0, 1):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, got {value!r}.")
+
+
+def check_n_jobs(n_jobs, name="n_jobs"):
+    """joblib's ``n_jobs``: None, a positive integer or a negative one (-1 = all cores); 0 is an error."""
+    if n_jobs is None:
+        return None
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral):
+        raise TypeError(f"{name} must be None or an integer (-1 for all cores), got {n_jobs!r}.")
+    if n_jobs == 0:
+        raise ValueError(f"{name} = 0 means no worker; give None or 1 (serial), k > 1 workers or -1 (all cores).")
+    return int(n_jobs)
+
+
+# ---------------------------------------------------------------------------
+# Feature bookkeeping for estimators (scikit-learn's n_features_in_ / feature_names_in_)
+# ---------------------------------------------------------------------------
+
+def set_feature_info(estimator, X):
+    """Record ``n_features_in_`` and, for a DataFrame with string column names, ``feature_names_in_``.
+
+    Call it in ``fit`` with the *raw* ``X`` the user passed (before it is converted to an
+    array, which drops the names), after the data were validated. A refit on an array removes
+    a stale ``feature_names_in_``. Pair it with :func:`check_predict_inputs` in ``predict`` /
+    ``decision_function``.
+    """
+    from sklearn.utils.validation import validate_data
+
+    validate_data(estimator, X, skip_check_array=True, reset=True)
+
+
+def check_predict_inputs(estimator, X, *, name="X"):
+    """Validate ``X`` for a fitted estimator: fitted, finite 2-D, same features as in ``fit``.
+
+    Raises ``sklearn.exceptions.NotFittedError`` before ``fit``; a ValueError when the number of
+    columns differs, or when ``X`` is a DataFrame whose column names (or their order) differ from
+    the ones seen in ``fit`` (scikit-learn's rule: reordered columns would silently change the
+    predictions). Returns ``X`` as a float array.
+    """
+    from sklearn.utils.validation import check_is_fitted, validate_data
+
+    check_is_fitted(estimator)
+    X_checked = check_inputs(X, name=name)
+    validate_data(estimator, X, skip_check_array=True, reset=False)
+    return X_checked

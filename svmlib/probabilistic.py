@@ -40,9 +40,14 @@ from ._validation import (
     check_C,
     check_data,
     check_inputs,
+    check_kernel_matrix,
+    check_pm_labels,
     check_positive,
     check_positive_int,
+    check_predict_inputs,
     check_random_state,
+    check_tol,
+    set_feature_info,
 )
 from .dual import solve_dual
 from .kernels import make_kernel
@@ -513,23 +518,47 @@ def solve_no_bias_dual(K, y, C, *, tol=1e-9, max_iter=None):
     With the bias variance :math:`B^2` inside :math:`K` the MAP has no equality constraint:
     a box-constrained concave QP. The foundation's no-bias SMO
     (:func:`svmlib.dual.solve_dual` with ``fit_intercept=False``, at a loose tolerance) gives a
-    starting point; a primal active-set method then finishes exactly: on
-    the free set the KKT conditions :math:`y_i \theta_i = 1` are a linear system, solved
-    directly, so :math:`\alpha` is accurate to round-off -- the Laplace evidence needs
-    :math:`\alpha_i (C - \alpha_i)` precisely, and coordinate ascent alone crawls when
-    :math:`B^2` is large. Warns with ``ConvergenceWarning`` if the projected gradient stays
-    above ``tol`` (relative to 1, the size of the dual gradient at :math:`\alpha = 0`).
+    starting point; a primal active-set method then finishes exactly. On the face of the box
+    where the free variables live, the objective is a quadratic in them; its Hessian
+    :math:`Q_{FF}` is factorised by ``eigh``:
+
+    * where it is positive definite on the gradient's span, the Newton step solves the KKT
+      conditions :math:`y_i \theta_i = 1` of the free set directly, so :math:`\alpha` is
+      accurate to round-off (the Laplace evidence needs :math:`\alpha_i (C - \alpha_i)`
+      precisely, and coordinate ascent alone crawls when :math:`B^2` is large);
+    * where :math:`Q_{FF}` is singular -- a linear or polynomial kernel with more free inputs
+      than feature dimensions, duplicated inputs -- and the gradient has a component in its
+      null space, the objective rises *linearly* along that component, so the step follows it
+      to the nearest bound (a least-squares solve there would stop at a non-stationary point);
+    * a direction of negative curvature (a kernel that is not PSD) is followed to a bound too,
+      so the result is then a local maximum satisfying the KKT conditions.
+
+    The method stops when the full projected gradient (free variables included) is at most
+    ``tol`` (relative to 1, the size of the dual gradient at :math:`\alpha = 0`) and warns with
+    ``ConvergenceWarning`` otherwise.
+
+    Parameters
+    ----------
+    K : array (n, n)
+        Symmetric kernel matrix, the bias variance :math:`B^2` included.
+    y : array (n,)
+        Labels in {-1, +1}.
+    C : float
+        Finite box constraint.
+    tol : float, default 1e-9
+        Stopping tolerance on the projected gradient (> 0).
+    max_iter : int or None
+        Active-set iterations; ``None`` means ``10 n + 100``.
 
     Returns
     -------
     NoBiasDualSolution with ``alpha``, ``n_iter`` (active-set iterations), ``converged``, ``objective``.
     """
     C = check_C(C, allow_inf=False)
-    y = np.asarray(y, dtype=float)
+    y = check_pm_labels(y)
     n = y.size
-    K = np.asarray(K, dtype=float)
-    if K.shape != (n, n) or not np.all(np.isfinite(K)):
-        raise ValueError(f"K must be a finite ({n}, {n}) kernel matrix for {n} labels; got shape {K.shape}.")
+    K = check_kernel_matrix(K, n, symmetric=True)
+    tol = check_tol(tol)
     max_iter = 10 * n + 100 if max_iter is None else check_positive_int(max_iter, "max_iter")
     Q = K * np.outer(y, y)
     with blas_single_thread():  # the shared, cached limiter: cheap to enter, also when nested
@@ -548,7 +577,9 @@ def _smo_start(K, y, C, n):
     finishes exactly), so a loose tolerance and a step budget of a few sweeps suffice."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # a budget-limited start, not a result
-        return solve_dual(K, y, C, fit_intercept=False, tol=1e-3, max_iter=20 * n).alpha
+        alpha = solve_dual(K, y, C, fit_intercept=False, tol=1e-3, max_iter=20 * n).alpha
+    # a start only: if SMO ever returned a non-finite or infeasible point, start from zero
+    return np.clip(alpha, 0.0, C) if np.all(np.isfinite(alpha)) else np.zeros(n)
 
 
 def _kkt_violation(alpha, grad, C):
@@ -557,38 +588,67 @@ def _kkt_violation(alpha, grad, C):
     return float(np.max(np.abs(proj), initial=0.0))
 
 
+def _face_step(Qff, g, tol):
+    """Ascent direction on the free face and whether it is a Newton step (else a ray to a bound).
+
+    ``g`` is the gradient of the dual on the free variables. Eigenvalues below a round-off
+    threshold count as zero: an ``eps * n_free * max|lambda|`` relative rank test, as
+    ``numpy.linalg.matrix_rank``.
+    """
+    lam, V = linalg.eigh(Qff, check_finite=False)
+    c = V.T @ g
+    scale = max(float(np.max(np.abs(lam), initial=0.0)), 1e-300)
+    zero = np.finfo(float).eps * lam.size * scale
+    if lam[0] < -zero:                    # negative curvature (K not PSD): follow it to a bound
+        d = V[:, 0] * (1.0 if c[0] >= 0 else -1.0)
+        return d, False
+    null = lam <= zero
+    d_null = V[:, null] @ c[null]
+    # a gradient component in the null space below tol / 10 is round-off: the Newton step
+    # leaves it, and the stopping test (tol) still passes
+    if null.any() and np.max(np.abs(d_null)) > 0.1 * tol:
+        return d_null, False              # the objective rises linearly along it: go to a bound
+    keep = ~null
+    return V[:, keep] @ (c[keep] / lam[keep]), True
+
+
 def _active_set(Q, alpha, C, tol, max_iter):
     """Primal active-set method for the box QP, from a feasible ``alpha``."""
-    n = Q.shape[0]
     lower = alpha <= 0.0
     upper = alpha >= C
     alpha = np.clip(alpha, 0.0, C)
+    alpha[lower], alpha[upper] = 0.0, C
     for it in range(1, max_iter + 1):
         free = ~(lower | upper)
+        grad = 1.0 - Q @ alpha
         if free.any():
-            rhs = 1.0 - Q[np.ix_(free, upper)] @ np.full(upper.sum(), C)
-            target = np.linalg.lstsq(Q[np.ix_(free, free)], rhs, rcond=None)[0]
-            step = target - alpha[free]
-            # longest feasible step towards the subspace optimum
-            with np.errstate(divide="ignore", invalid="ignore"):
-                t_up = np.where(step > 0, (C - alpha[free]) / step, np.inf)
-                t_lo = np.where(step < 0, -alpha[free] / step, np.inf)
-            t = min(1.0, float(np.min(np.minimum(t_up, t_lo), initial=np.inf)))
             idx = np.flatnonzero(free)
-            alpha[idx] += t * step
-            if t < 1.0:  # a variable hit a bound: fix it there and re-solve
+            step, newton = _face_step(Q[np.ix_(idx, idx)], grad[idx], tol)
+            a = alpha[idx]
+            # longest feasible step along it (a Newton step is not taken beyond t = 1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t_up = np.where(step > 0, (C - a) / step, np.inf)
+                t_lo = np.where(step < 0, -a / step, np.inf)
+            t_bound = float(np.min(np.minimum(t_up, t_lo), initial=np.inf))
+            t = min(1.0, t_bound) if newton else t_bound
+            if np.isfinite(t) and t > 0:
+                alpha[idx] = np.clip(a + t * step, 0.0, C)
+            if not newton or t_bound <= 1.0:  # a variable reached a bound: fix it there and re-solve
                 hit_lo = idx[(t_lo <= t) & (step < 0)]
                 hit_up = idx[(t_up <= t) & (step > 0)]
                 alpha[hit_lo], lower[hit_lo] = 0.0, True
                 alpha[hit_up], upper[hit_up] = C, True
                 continue
-        grad = 1.0 - Q @ alpha
+            grad = 1.0 - Q @ alpha
         # multipliers of the bounds: at 0 the gradient must be <= 0, at C >= 0
         viol = np.where(lower, grad, np.where(upper, -grad, 0.0))
         worst = int(np.argmax(viol))
-        if viol[worst] <= tol:
+        free_viol = float(np.max(np.abs(grad[~(lower | upper)]), initial=0.0))
+        if viol[worst] <= tol and free_viol <= tol:
             return alpha, it, True
-        lower[worst] = upper[worst] = False  # release the worst violator
+        if viol[worst] > tol:
+            lower[worst] = upper[worst] = False  # release the worst violator
+        # else: the free set stays, and the next Newton step refines alpha (iterative refinement)
     return alpha, max_iter, False
 
 

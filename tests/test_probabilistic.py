@@ -106,6 +106,79 @@ def test_no_bias_dual_matches_a_general_purpose_qp_solver():
     np.testing.assert_allclose(sol.alpha, res.x, atol=1e-3)
 
 
+def _projected_gradient(alpha, Q, C):
+    grad = 1.0 - Q @ alpha
+    return np.where(alpha <= 0, np.maximum(grad, 0), np.where(alpha >= C, np.minimum(grad, 0), grad))
+
+
+def _independent_qp(Q, C):
+    """The box QP by scipy's trust-constr (an interior-point / trust-region method, no SMO)."""
+    from scipy.optimize import Bounds
+
+    n = Q.shape[0]
+    res = minimize(lambda a: 0.5 * a @ Q @ a - a.sum(), np.full(n, C / 2), jac=lambda a: Q @ a - 1,
+                   hess=lambda a: Q, bounds=Bounds(np.zeros(n), np.full(n, C)), method="trust-constr",
+                   options={"gtol": 1e-12, "xtol": 1e-14, "maxiter": 5000})
+    return np.clip(res.x, 0, C), -res.fun
+
+
+def test_no_bias_dual_regression_low_rank_linear_kernel_issue_16():
+    """Issue 16: 60 seeded 2-D blobs, Linear(B2=1), C = 10. The old least-squares active set
+    stopped at W = 367.69 with converged=True; the optimum is W = 369.14 (no-bias SMO and an
+    interior-point QP agree)."""
+    from svmlib.datasets import make_blobs2d
+    from svmlib.dual import solve_dual
+    from svmlib.kernels import Linear
+
+    X, y = make_blobs2d(60, separation=1.0, spread=1.0, random_state=0)
+    K = Linear(B2=1.0)(X)
+    sol = pr.solve_no_bias_dual(K, y, 10.0)
+    assert sol.converged
+    assert sol.objective == pytest.approx(369.14, abs=0.005)
+    Q = K * np.outer(y, y)
+    smo = solve_dual(K, y, 10.0, fit_intercept=False, tol=1e-6)
+    w_smo = smo.alpha.sum() - 0.5 * smo.alpha @ Q @ smo.alpha
+    _, w_ip = _independent_qp(Q, 10.0)
+    # both references are at most ~1e-6 (relative) below the optimum; ours must not be below them
+    assert sol.objective >= max(w_smo, w_ip) - 1e-6 * abs(w_ip)
+    assert np.abs(_projected_gradient(sol.alpha, Q, 10.0)).max() < 1e-8
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "duplicates"])
+@pytest.mark.parametrize("C", [0.3, 10.0])
+def test_no_bias_dual_is_optimal_on_every_psd_kernel(kernel, C):
+    """Against an independent interior-point QP: low-rank kernels (n >> feature dimension) with a
+    bias variance, a full-rank RBF, and an RBF with duplicated inputs (a singular K)."""
+    from svmlib.kernels import Linear, Polynomial
+
+    X, y = _toy(50, seed=7)
+    if kernel == "duplicates":
+        X, y = np.vstack([X, X[:10]]), np.r_[y, y[:10]]
+    k = {"linear": Linear(B2=1.0), "poly": Polynomial(p=2, c0=1.0, B2=4.0),
+         "rbf": RBF(l=0.7, B2=1.0), "duplicates": RBF(l=0.7, B2=1.0)}[kernel]
+    K = k(X)
+    Q = K * np.outer(y, y)
+    sol = pr.solve_no_bias_dual(K, y, C)
+    assert sol.converged
+    _, w_ref = _independent_qp(Q, C)
+    # the QP is concave: no feasible point beats the optimum, and trust-constr stops within
+    # ~1e-7 (relative) of it -- ours may be better, never worse than that
+    assert sol.objective >= w_ref - 1e-7 * max(1.0, abs(w_ref))
+    assert np.abs(_projected_gradient(sol.alpha, Q, C)).max() < 1e-8
+    assert np.all((sol.alpha >= 0) & (sol.alpha <= C))
+
+
+def test_no_bias_dual_on_an_indefinite_kernel_ends_at_a_kkt_point():
+    """A kernel that is not PSD: the QP is not concave; the solver still ends at a feasible KKT
+    point (a local maximum) instead of a least-squares point, or warns."""
+    X, y = _toy(30, seed=2)
+    K = np.tanh(0.5 * X @ X.T - 1.0)       # the sigmoid 'kernel', indefinite
+    assert np.linalg.eigvalsh(K).min() < -1e-3
+    sol = pr.solve_no_bias_dual(K, y, 1.0)
+    Q = K * np.outer(y, y)
+    assert sol.converged and np.abs(_projected_gradient(sol.alpha, Q, 1.0)).max() < 1e-8
+
+
 def test_no_bias_svm_approaches_standard_svm_as_bias_variance_grows():
     X, y = _toy()
     ref = SVC(C=1.0, kernel="rbf", gamma=0.5, tol=1e-10).fit(X, y).decision_function(X)
