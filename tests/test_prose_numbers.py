@@ -97,6 +97,9 @@ def prose_numbers(markdown):
     return found
 
 
+_STRING_TOKENS = {tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}  # 3.12+ splits f-strings
+
+
 def code_numbers(source):
     """Every numeric value written in ``source``: Python literals and numbers inside strings.
 
@@ -110,7 +113,7 @@ def code_numbers(source):
     if tokens is None:
         texts = [re.sub(r"#.*", "", source)]
     else:
-        texts = [tok.string for tok in tokens if tok.type in (tokenize.STRING, tokenize.FSTRING_MIDDLE)]
+        texts = [tok.string for tok in tokens if tok.type in _STRING_TOKENS]
         for tok in tokens:
             if tok.type == tokenize.NUMBER:
                 try:
