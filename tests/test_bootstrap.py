@@ -18,17 +18,28 @@ from svmlib.bootstrap import (
     field_at_new_inputs,
     fit_hard_margin,
     gaussian_cavities,
+    iterate_replica,
     length_scale_path,
     minimise_632_estimate,
     monte_carlo_bootstrap,
     opper_winther_loo,
     replica_learning_curve,
+    replica_map,
     site_moments,
     site_parameters,
     solve_replica,
 )
+from svmlib.bootstrap import _replica_acceleration as ACC
+from svmlib.bootstrap import _replica_fast_map as FAST
 from svmlib.datasets import load_crabs, make_blobs2d
 from svmlib.kernels import RBF, OrnsteinUhlenbeck
+
+
+def _internals():
+    """The solver's private parts, from the modules they live in (fast map, accelerators)."""
+    import types
+
+    return types.SimpleNamespace(**{k: v for mod in (FAST, ACC) for k, v in vars(mod).items()})
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +169,7 @@ def test_full_G_mirrors_the_stored_upper_triangle_exactly(small):
     # gradient rebuild the full matrix. Compare with (K^-1 + D)^-1 (K here has condition ~1e6, so
     # the explicit inverses are good to ~1e-10 relative), including clamped sites, whose rows and
     # columns are recomputed without cancellation.
-    from svmlib.bootstrap import _replica as R
+    R = _internals()
 
     X, y, K = small
     rng = np.random.default_rng(2)
@@ -381,16 +392,16 @@ def test_rough_steps_reach_the_exact_fixed_point(crabs, width):
 def test_reused_newton_operator_reaches_the_same_fixed_point(crabs, monkeypatch):
     # The last Newton step may reuse the previous operator (REUSE_OPERATOR); the fixed point must
     # not change, and the reuse must actually happen (fewer operators built).
-    from svmlib.bootstrap import _replica as R
+    R = _internals()
 
     X, y, K = crabs
     builds = []
     original = R._linearised_map
-    monkeypatch.setattr(R, "_linearised_map", lambda *a, **k: builds.append(1) or original(*a, **k))
+    monkeypatch.setattr(ACC, "_linearised_map", lambda *a, **k: builds.append(1) or original(*a, **k))
     reused = solve_replica(K, y, 1.0)
     n_reused = len(builds)
     builds.clear()
-    monkeypatch.setattr(R, "REUSE_OPERATOR", 0.0)
+    monkeypatch.setattr(ACC, "REUSE_OPERATOR", 0.0)
     fresh = solve_replica(K, y, 1.0)
     assert n_reused < len(builds)
     _assert_same_fixed_point(reused, fresh)
@@ -398,7 +409,7 @@ def test_reused_newton_operator_reaches_the_same_fixed_point(crabs, monkeypatch)
 
 
 def _single(K):
-    from svmlib.bootstrap import _replica as R
+    R = _internals()
 
     return R._RoughMap("single", np.asfortranarray(K, dtype=np.float32), R.SINGLE_ERROR)
 
@@ -408,7 +419,7 @@ def test_rough_map_error_is_bounded_by_the_amplification(crabs, kind):
     # The rule that admits rough steps assumes |F_rough(x) - F(x)| (in step units)
     # <= error * max_i K_ii / chi_i. Check it along cold-start trajectories (single precision:
     # S/N = 2 gave the largest ratio, 7e-5, of 24 measured trajectories; low rank: 4e-5 on crabs).
-    from svmlib.bootstrap import _replica as R
+    R = _internals()
 
     X, y, K = crabs
     rough = _single(K) if kind == "single" else R._rough_map(K)
@@ -427,7 +438,7 @@ def test_rough_map_error_is_bounded_by_the_amplification(crabs, kind):
 
 def test_low_rank_gaussian_part_is_the_exact_one_for_the_surrogate_kernel(crabs):
     # Woodbury in O(n r^2) against the O(n^3) forms applied to the n x n matrix Phi Phi^T.
-    from svmlib.bootstrap import _replica as R
+    R = _internals()
 
     X, y, K = crabs
     rough = R._rough_map(K)  # Phi in single precision: its rounding is far below the truncation
@@ -441,7 +452,7 @@ def test_low_rank_gaussian_part_is_the_exact_one_for_the_surrogate_kernel(crabs)
     assert low.rough and low.W is not None and not dense.rough
     # The dense forms lose ~eps * amplification (K - A^T A); Woodbury loses nothing comparable.
     tol = 1e-13 * dense.amplification
-    for a, b in zip(vars(low.gauss).values(), vars(dense.gauss).values()):
+    for a, b in zip(low.gauss, dense.gauss):
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol * np.abs(b).max())
     np.testing.assert_allclose(low.full_G(), dense.full_G(), atol=tol)
     # A narrow kernel has no low numerical rank: single precision instead.
@@ -449,7 +460,7 @@ def test_low_rank_gaussian_part_is_the_exact_one_for_the_surrogate_kernel(crabs)
 
 
 def test_rough_gaussian_parts_fall_back_to_double_where_they_must(crabs):
-    from svmlib.bootstrap import _replica as R
+    R = _internals()
 
     X, y, K = crabs
     # Clamped sites (large S/N) need the double-precision forms of Numerics 2.
@@ -469,7 +480,7 @@ def test_rough_gaussian_parts_fall_back_to_double_where_they_must(crabs):
 def test_newton_jacobian_matches_finite_differences_of_the_map(small):
     # The Newton step applies (I - F'(x)) analytically from G; compare with central differences
     # of the exact map F at a point near (not at) the fixed point.
-    from svmlib.bootstrap import _replica as R
+    R = _internals()
 
     X, y, K = small
     sol = solve_replica(K, y, 1.0)
@@ -482,12 +493,12 @@ def test_newton_jacobian_matches_finite_differences_of_the_map(small):
         captured["matvec"] = matvec
         return np.zeros_like(b)
 
-    original = R._gmres
-    R._gmres = fake_gmres
+    original = ACC._gmres
+    ACC._gmres = fake_gmres
     try:
         R._newton_direction(y, 1.0, ev, 0.1)
     finally:
-        R._gmres = original
+        ACC._gmres = original
     F = lambda z: R._evaluate(K, y, 1.0, z).r + z  # noqa: E731
     for k in range(3):
         v = np.zeros(3 * y.size)
@@ -500,9 +511,10 @@ def test_newton_jacobian_matches_finite_differences_of_the_map(small):
         np.testing.assert_allclose(analytic, fd, atol=1e-5 * np.abs(fd).max())
 
 
-def test_gmres_solves_a_small_nonsymmetric_system():
-    from svmlib.bootstrap._replica import _gmres
-
+@pytest.mark.parametrize("krylov", ["minimal", "scipy"])
+def test_gmres_solves_a_small_nonsymmetric_system(krylov, monkeypatch):
+    monkeypatch.setattr(ACC, "KRYLOV", krylov)
+    _gmres = ACC._gmres
     rng = np.random.default_rng(5)
     A = np.eye(40) + 0.3 * rng.standard_normal((40, 40)) / np.sqrt(40)
     b = rng.standard_normal(40)
@@ -510,6 +522,93 @@ def test_gmres_solves_a_small_nonsymmetric_system():
     np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-9, atol=1e-10)
     x_loose = _gmres(lambda v: A @ v, b, rtol=1e-2)  # inexact: residual below the forcing term
     assert np.linalg.norm(A @ x_loose - b) <= 1e-2 * np.linalg.norm(b) * (1 + 1e-9)
+
+
+# ----------------------------------------------------------------------------- readable map vs accelerators
+@pytest.mark.parametrize("width, S", [(1.0, 1.0), (0.25, 1.0), (1.0, 8.0), (0.25, 8.0)])
+def test_fast_gaussian_part_is_the_readable_one(crabs, width, S):
+    # _replica_fast_map (BLAS, upper triangle, clamped sites) against gaussian_cavities, the book's
+    # equations with scipy.linalg. Both form G = K - A^T A in double precision with a different order of
+    # operations: they differ by ~eps * amplification (max K_ii / chi_i) relative to each quantity's
+    # scale (measured <= 0.6 eps * amplification, 8e-11 at S/N = 8 where 15-57 sites are clamped).
+    X, y, _ = crabs
+    K = RBF(l=width * np.sqrt(X.shape[1]))(X)
+    sol = solve_replica(K, y, S)
+    fast = FAST._gaussian_part(K, *sol.sites)
+    readable, L = gaussian_cavities(K, *sol.sites)
+    assert (S > 4) == bool(np.any(fast.b_ii < FAST.CLAMPED_B))  # large S/N exercises the clamped branch
+    tol = 10 * np.finfo(float).eps * fast.amplification
+    for name in ("chi", "m", "V", "chi_c", "m_c", "V_c"):
+        a, b = getattr(fast.gauss, name), getattr(readable, name)
+        assert np.max(np.abs(a - b)) <= tol * np.max(np.abs(b)), name
+    np.testing.assert_allclose(L @ L.T, np.eye(y.size) + np.sqrt(sol.dl)[:, None] * K * np.sqrt(sol.dl), atol=1e-10)
+
+
+def test_plain_iteration_is_a_fixed_point_of_the_readable_map(crabs):
+    X, y, K = crabs
+    plain = iterate_replica(K, y, 1.0)
+    assert plain.converged and plain.residual < 1e-8 and plain.n_iter == len(plain.history)
+    assert plain.residual == plain.history[-1] and plain.damping == 1.0
+    x = np.concatenate([plain.m_c, np.log(plain.V_c), np.log(plain.chi_c)])
+    F_x, res, sites, gauss = replica_map(K, y, 1.0, x)
+    # at the fixed point F(x) = x up to the residual (marginals agree to 1e-8: cavities to ~1e-7)
+    assert np.max(np.abs(F_x - x)) < 1e-6 and res < 1e-7
+    # eq. (boot-error) from the cavities
+    assert plain.error == pytest.approx(np.mean(ndtr(-y * plain.m_c / np.sqrt(plain.V_c))), abs=1e-15)
+
+
+ACCELERATORS = {
+    "Newton + rough steps (default)": dict(),
+    "Newton, exact map": dict(rough_steps=False),
+    "Anderson, exact map": dict(newton=False, rough_steps=False),
+    "Anderson + rough steps": dict(newton=False),
+    "plain damped, rough steps": dict(newton=False, anderson=0),
+}
+
+
+@pytest.mark.parametrize("name", list(ACCELERATORS))
+@pytest.mark.parametrize("width, S", [(1.0, 0.5), (1.0, 4.0), (0.25, 1.0)])
+def test_each_accelerator_reaches_the_fixed_point_of_the_plain_map(crabs, name, width, S):
+    X, y, _ = crabs
+    K = RBF(l=width * np.sqrt(X.shape[1]))(X)
+    plain = iterate_replica(K, y, S)
+    fast = solve_replica(K, y, S, **ACCELERATORS[name])
+    _assert_same_fixed_point(plain, fast)
+    if "rough" in name:
+        assert fast.n_rough >= 1
+    if name.startswith("Newton"):
+        assert fast.n_iter < plain.n_iter  # the point of the accelerator
+
+
+@pytest.mark.parametrize("krylov", ["scipy", "minimal"])
+def test_both_gmres_reach_the_fixed_point_of_the_plain_map(crabs, krylov, monkeypatch):
+    X, y, K = crabs
+    monkeypatch.setattr(ACC, "KRYLOV", krylov)
+    plain, fast = iterate_replica(K, y, 1.0), solve_replica(K, y, 1.0)
+    _assert_same_fixed_point(plain, fast)
+    sol = solve_replica(K, y, 1.0, tol=1e-10)
+    monkeypatch.setattr(ACC, "KRYLOV", "minimal" if krylov == "scipy" else "scipy")
+    other = solve_replica(K, y, 1.0, tol=1e-10)
+    dK = RBF(l=np.sqrt(X.shape[1])).grad_log_l(X)[0]
+    # the two Krylov solvers only change the path (and the linear solve of the gradient, rtol 1e-10)
+    assert error_gradient(K, y, other, dK) == pytest.approx(error_gradient(K, y, sol, dK), rel=1e-6)
+
+
+def test_plain_iteration_warns_and_checks_its_inputs(crabs, small):
+    X, y, K = crabs
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        sol = iterate_replica(K, y, 1.0, max_iter=3, dampings=(1.0, 0.5))
+    assert not sol.converged and sol.n_iter == 6 and sol.residual == min(sol.history)
+    assert np.isfinite(sol.error)
+    Xs, ys, Ks = small
+    with pytest.raises(ValueError, match="dampings"):
+        iterate_replica(Ks, ys, 1.0, dampings=(0.0,))
+    with pytest.raises(ValueError, match="opper_winther_loo"):
+        iterate_replica(Ks, ys, MAX_S_OVER_N + 1)
+    with pytest.raises(ValueError, match="symmetric"):
+        iterate_replica(Ks + np.triu(np.ones_like(Ks), 1), ys, 1.0)
+    with pytest.raises(ValueError, match="max_iter"):
+        iterate_replica(Ks, ys, 1.0, max_iter=0)
 
 
 # ----------------------------------------------------------------------------- hypergradient

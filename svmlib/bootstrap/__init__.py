@@ -3,7 +3,10 @@ r"""The bootstrap without resampling: replica trick and adaptive TAP for SVMs (P
 * :func:`fit_hard_margin` -- the exact hard-margin SVM without bias (an NNLS problem).
 * :func:`monte_carlo_bootstrap` -- retrain on bootstrap samples (Poisson or multinomial
   occupations), seeded, parallel through joblib with results independent of ``n_jobs``.
-* :func:`solve_replica` / :func:`replica_learning_curve` -- the replica/ADATAP fixed point:
+* :func:`iterate_replica` -- the replica/ADATAP fixed point by the plain iteration of the
+  book's equations (:func:`site_moments`, :func:`site_parameters`, :func:`gaussian_cavities`,
+  :func:`replica_map`), the readable reference for the accelerated solver.
+* :func:`solve_replica` / :func:`replica_learning_curve` -- the same fixed point, accelerated:
   bootstrapped test error (eq. boot-error), cavity Gaussians at training points,
   :func:`field_at_new_inputs` (eq. boot-field-new), :func:`error_gradient` (its derivative
   in kernel parameters, by implicit differentiation of the fixed point).
@@ -29,7 +32,9 @@ from ._replica import (
     field_at_new_inputs,
     gaussian_cavities,
     initial_sites,
+    iterate_replica,
     replica_learning_curve,
+    replica_map,
     site_moments,
     site_parameters,
     solve_replica,
@@ -40,7 +45,7 @@ __all__ = [
     "fit_hard_margin", "kernel_cholesky", "opper_winther_loo", "exact_loo",
     "MonteCarloResult", "monte_carlo_bootstrap", "draw_occupations", "ratio_error", "seed_sequence",
     "ReplicaSolution", "solve_replica", "replica_learning_curve", "field_at_new_inputs", "error_gradient",
-    "gaussian_cavities", "initial_sites", "site_moments", "site_parameters",
+    "gaussian_cavities", "initial_sites", "site_moments", "site_parameters", "replica_map", "iterate_replica",
     "ReplicaBootstrap", "MonteCarloBootstrap", "efron_632",
     "LengthScalePath", "length_scale_path", "LengthScaleChoice", "minimise_632_estimate",
 ]
