@@ -40,6 +40,16 @@ Without a bias the pair becomes a single coordinate (greedy choice of the
 coordinate with the largest exact decrease of :math:`-W`) and the stopping rule
 is the largest projected-gradient component.
 
+Per-sample boxes: with ``sample_weight`` (and ``DualSVC``'s ``class_weight``) the
+box becomes :math:`0 \le \alpha_i \le C_i = C\, w_i` (libsvm's weighted C); a point
+with :math:`C_i = 0` takes no part.
+
+Kernel rows on demand: the step touches only two rows of ``K``, so the matrix never
+has to exist. ``solve_dual`` accepts, instead of ``K``, a :class:`KernelRowCache`
+that computes rows ``K(x_i, X)`` when asked and keeps the most recently used ones
+within ``cache_size`` MB (libsvm's cache); ``DualSVC`` uses it unless the kernel is
+precomputed. The steps are the same; only where a row comes from changes.
+
 Sign convention: ``dual_coef_ = y_i alpha_i`` for the label ``classes_[1]``
 mapped to ``y = +1``, the same as scikit-learn's public ``SVC.dual_coef_`` for
 two classes (libsvm's raw ``sv_coef`` uses the first label it meets as +1, so
@@ -49,26 +59,45 @@ its sign may be flipped; scikit-learn flips it back).
 from __future__ import annotations
 
 import warnings
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import eigh
 from scipy.linalg.blas import daxpy
 from scipy.optimize import linprog
+from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.validation import _check_feature_names, _check_sample_weight, check_is_fitted
 
 
 from ._threads import blas_single_thread
-from ._validation import check_C, check_data, check_inputs, check_kernel_matrix, check_positive, check_positive_int
-from .kernels import make_kernel
+from ._validation import (
+    check_bool,
+    check_C,
+    check_data,
+    check_inputs,
+    check_kernel_matrix,
+    check_positive,
+    check_pm_labels,
+    check_positive_int,
+)
+from .kernels import RBF, Linear, Polynomial, make_kernel
 
-__all__ = ["DualSolution", "SMOState", "solve_dual", "smo_steps", "hard_margin_feasible", "DualSVC"]
+__all__ = ["DualSolution", "SMOState", "KernelRowCache", "solve_dual", "smo_steps",
+           "hard_margin_feasible", "DualSVC"]
 
-#: libsvm's TAU: the curvature used when a pair's a_ij = K_ii + K_jj - 2 K_ij <= 0
-#: (duplicate inputs, or a kernel that is not positive definite).
+#: libsvm's TAU, relative to the kernel's scale max K_ii: the curvature used when a
+#: pair's a_ij = K_ii + K_jj - 2 K_ij is below TAU max K_ii (duplicate inputs, or a
+#: kernel that is not positive definite). Relative, so that scaling K scales alpha
+#: and nothing else (an absolute 1e-12 froze SMO on a kernel of scale 1e-20).
 TAU = 1e-12
+
+#: Default step cap of a hard margin (C = inf): HARD_MAX_ITER + 10 n steps, seconds
+#: rather than libsvm's max(10**7, 100 n) (minutes) -- a separable problem needs far fewer.
+HARD_MAX_ITER = 100_000
 
 #: A hard margin is declared infeasible once sum(alpha) * max K_ii exceeds this.
 #: For separable data sum(alpha) = |w|^2 = 1 / gamma^2 (gamma the geometric margin in
@@ -126,6 +155,24 @@ class DualSolution:
 class SMOState:
     """One state of the optimisation, as :func:`smo_steps` yields it.
 
+    Attributes
+    ----------
+    iteration : int
+        Number of steps taken.
+    pair : tuple or None
+        The working pair of the last step.
+    alpha : ndarray (n,)
+        Copy of the dual variables.
+    b : float
+        Bias from the running ``v``.
+    objective : float
+        Dual objective (eq. dual-objective).
+    violation : float
+        KKT violation.
+
+    Notes
+    -----
+
     ``pair`` is the working pair ``(i, j)`` of the step that led here (``(t, t)`` for
     a single coordinate without bias, ``None`` for the starting point).
     """
@@ -139,6 +186,178 @@ class SMOState:
 
 
 # --------------------------------------------------------------------------
+# Where the kernel rows come from: a stored Gram matrix, or computed on demand.
+# Both offer row(i), diag, dot(c) = K c and full() (the matrix, for rare checks).
+# --------------------------------------------------------------------------
+
+
+class _GramRows:
+    """Rows of a stored Gram matrix (``solve_dual(K, ...)``, ``kernel='precomputed'``)."""
+
+    def __init__(self, K):
+        self.K = K
+        self.n = K.shape[0]
+        self.diag = np.ascontiguousarray(K.diagonal())
+
+    def row(self, i):
+        return self.K[i]
+
+    def dot(self, c):
+        return self.K @ c
+
+    def full(self):
+        return self.K
+
+
+class KernelRowCache:
+    """Kernel rows ``K(x_i, X)`` computed when SMO asks, the most recently used kept.
+
+    A Gram matrix of ``n`` points needs ``8 n^2`` bytes (2 GB at n = 16,000); SMO
+    reads two rows per step, and mostly the same few hundred. This object computes a
+    row when it is first needed and keeps it in a buffer of ``cache_size`` MB; when
+    the buffer is full the least recently used row is dropped (LRU, as libsvm).
+
+    Parameters
+    ----------
+    kernel : Kernel, str or callable
+        Anything :func:`svmlib.kernels.make_kernel` accepts.
+    X : array (n, d)
+        Training inputs.
+    cache_size : float, default 200
+        Memory for cached rows in MB (libsvm's ``cache_size``); at least two rows
+        are always kept (the working pair).
+
+    Attributes
+    ----------
+    n : int
+        Number of points.
+    diag : ndarray (n,)
+        ``K(x_i, x_i)``.
+    hits, misses : int
+        Rows served from the cache / computed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.kernels import RBF
+    >>> X = np.random.default_rng(0).normal(size=(50, 2)); y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    >>> rows = KernelRowCache(RBF(), X, cache_size=0.01)  # room for a few rows only
+    >>> a, b = solve_dual(rows, y).objective, solve_dual(RBF()(X), y).objective
+    >>> bool(abs(a - b) < 1e-9 * b)
+    True
+    """
+
+    def __init__(self, kernel, X, cache_size=200.0):
+        self.kernel = make_kernel(kernel)
+        self.X = X = check_inputs(X)
+        cache_size = check_positive(cache_size, "cache_size (MB)")
+        self.n = n = X.shape[0]
+        self.diag = check_kernel_matrix(self.kernel.diag(X)[None, :], 1, n,
+                                        name="the kernel's diagonal K(x_i, x_i)")[0]
+        self._setup_fast_rows()
+        self._check_sample()
+        slots = min(n, max(2, int(cache_size * 2**20 // (8 * n))))
+        # np.empty does not touch the pages: memory is used only as rows are filled
+        self.buffer = np.empty((slots, n))
+        self.slot_of = OrderedDict()  # point index -> buffer slot, least recently used first
+        self.hits = self.misses = 0
+
+    # -- the cache ---------------------------------------------------------
+    def row(self, i):
+        """Row ``K(x_i, X)`` (a view into the cache: valid until two more rows are fetched)."""
+        slot = self.slot_of.get(i)
+        if slot is not None:
+            self.slot_of.move_to_end(i)
+            self.hits += 1
+            return self.buffer[slot]
+        self.misses += 1
+        if len(self.slot_of) < self.buffer.shape[0]:
+            slot = len(self.slot_of)
+        else:
+            _, slot = self.slot_of.popitem(last=False)  # drop the least recently used row
+        out = self.buffer[slot]
+        self._compute_row(i, out)
+        self.slot_of[i] = slot
+        return out
+
+    def dot(self, c):
+        """``K c`` in blocks of rows (about 32 MB each), using only the non-zero ``c``."""
+        nz = np.flatnonzero(c)
+        out = np.zeros(self.n)
+        if nz.size == 0:
+            return out
+        step = max(1, 2**22 // nz.size)
+        for start in range(0, self.n, step):
+            block = np.arange(start, min(start + step, self.n))
+            out[block] = self._block(block, nz) @ c[nz]
+        return out
+
+    def full(self):
+        """The whole Gram matrix (only for the rare exact hard-margin check)."""
+        return self._block(np.arange(self.n), np.arange(self.n))
+
+    # -- computing rows ----------------------------------------------------
+    def _setup_fast_rows(self):
+        """Precompute what the three common kernels need for a row in a few numpy calls."""
+        kern, X = self.kernel, self.X
+        self.kind = type(kern) if type(kern) in (RBF, Linear, Polynomial) else None
+        if self.kind is None:
+            return
+        self.K0 = check_positive(kern.K0, "K0")
+        self.B2 = check_positive(kern.B2, "B2", allow_zero=True)
+        if self.kind is RBF:  # the kernel's own arithmetic: the rows equal kernel(X) bit for bit
+            self.Z = np.ascontiguousarray(X / check_positive(kern.l, "l (length scale)", allow_array=True))
+        else:
+            self.Z = np.ascontiguousarray(X)
+            if self.kind is Polynomial:
+                self.p, self.c0 = kern._params()
+
+    def _compute_row(self, i, out):
+        if self.kind is None:
+            out[:] = self._block([i], slice(None))[0]
+        else:
+            if self.kind is RBF:  # exp(-|z_i - z_j|^2 / 2), z = x / l
+                d2 = cdist(self.Z[i:i + 1], self.Z, "sqeuclidean")[0]
+                d2 *= -0.5
+                np.exp(d2, out=out)
+            else:
+                np.dot(self.Z, self.Z[i], out=out)  # x_j . x_i
+                if self.kind is Polynomial:
+                    out += self.c0
+                    out **= self.p
+            if self.K0 != 1.0:
+                out *= self.K0
+            if self.B2 != 0.0:
+                out += self.B2
+        if not np.isfinite(out).all():
+            raise ValueError("The kernel returned NaN or infinity; check the kernel and its parameters.")
+
+    def _block(self, rows, cols):
+        """``K(X[rows], X[cols])``."""
+        if self.kind is None:
+            return self.kernel(self.X[rows], self.X[cols])
+        Zr, Zc = self.Z[rows], self.Z[cols]
+        if self.kind is RBF:
+            B = np.exp(-0.5 * cdist(Zr, Zc, "sqeuclidean"))
+        else:
+            B = Zr @ Zc.T
+            if self.kind is Polynomial:
+                B = (self.c0 + B) ** self.p
+        return self.K0 * B + self.B2
+
+    def _check_sample(self):
+        """Shape, finiteness and symmetry on a seeded sample of rows (as :func:`solve_dual` checks K)."""
+        n = self.n
+        rows = np.sort(np.random.default_rng(0).choice(n, size=min(n, 32), replace=False))
+        name = "the kernel's Gram matrix K(X, X)"
+        A = check_kernel_matrix(self.kernel(self.X[rows], self.X), rows.size, n, name=name)
+        B = check_kernel_matrix(self.kernel(self.X, self.X[rows]), n, rows.size, name=name)
+        scale = max(1.0, float(np.abs(A).max()))
+        if not np.allclose(A, B.T, rtol=1e-10, atol=1e-12 * scale):
+            raise ValueError("The kernel must be symmetric, K(x, x') = K(x', x).")
+
+
+# --------------------------------------------------------------------------
 # The two step rules. Each keeps alpha and v = y - K (y * alpha) up to date;
 # ``select()`` returns the working pair, or None when the KKT conditions hold
 # to ``tol``; ``update(i, j)`` takes the step.
@@ -146,13 +365,17 @@ class SMOState:
 
 
 class _PairSMO:
-    """SMO with the equality constraint sum(y alpha) = 0: pairs, WSS 2."""
+    """SMO with the equality constraint sum(y alpha) = 0: pairs, WSS 2.
 
-    def __init__(self, K, y, C, alpha, tol):
-        self.K, self.y, self.C, self.tol = K, y, C, tol
+    ``rows`` gives the kernel rows, ``C`` is the per-point box (array), ``v0`` the
+    value of ``v`` at ``alpha = 0`` (``y`` for the SVM; the epsilon-SVR passes its own).
+    """
+
+    def __init__(self, rows, y, C, alpha, tol, v0=None):
+        self.rows, self.y, self.C, self.tol = rows, y, C, tol
         self.alpha = alpha
-        self.v = _initial_v(K, y, alpha)
-        self.diag = np.ascontiguousarray(K.diagonal())
+        self.v = _initial_v(rows, y, alpha, y if v0 is None else v0)
+        self.diag = rows.diag
         self.alpha_sum = float(alpha.sum())
         n = y.shape[0]
         # Membership of I_up / I_low as additive masks (0 inside, -inf/+inf outside):
@@ -161,21 +384,22 @@ class _PairSMO:
         self.low_mask = np.empty(n)
         for name in ("v_up", "v_low", "gain", "curv"):
             setattr(self, name, np.empty(n))
-        self.zeros, self.taus = np.zeros(n), np.full(n, TAU)
+        self.zeros, self.taus = np.zeros(n), np.full(n, _tau(self.diag))
         self.positive = (y > 0).tolist()
+        self.C_list = C.tolist()
         self._refresh_masks(slice(None))
         self.violation = np.inf
-        self.hard_margin = _HardMarginWatch(K, y, C, fit_intercept=True)
+        self.hard_margin = _HardMarginWatch(rows, y, C, fit_intercept=True)
 
     def _refresh_masks(self, idx):
         a, y = self.alpha[idx], self.y[idx]
-        below_C, above_0 = a < self.C, a > 0
+        below_C, above_0 = a < self.C[idx], a > 0
         self.up_mask[idx] = np.where(np.where(y > 0, below_C, above_0), 0.0, -np.inf)
         self.low_mask[idx] = np.where(np.where(y > 0, above_0, below_C), 0.0, np.inf)
 
     def _refresh_point(self, t, a, positive):
         # scalar version of _refresh_masks for one changed entry (no array calls)
-        below_C, above_0 = a < self.C, a > 0
+        below_C, above_0 = a < self.C_list[t], a > 0
         self.up_mask[t] = 0.0 if (below_C if positive else above_0) else -np.inf
         self.low_mask[t] = 0.0 if (above_0 if positive else below_C) else np.inf
 
@@ -196,34 +420,36 @@ class _PairSMO:
         np.maximum(gain, self.zeros, out=gain)
         np.multiply(gain, gain, out=gain)
         np.add(self.diag, self.diag[i], out=curv)
-        daxpy(self.K[i], curv, a=-2.0)  # curv = K_ii + K_tt - 2 K_it
-        np.maximum(curv, self.taus, out=curv)  # the tau fix for non-positive curvature
-        np.divide(gain, curv, out=gain)
-        return i, int(gain.argmax())
+        K_i = self.rows.row(i)
+        daxpy(K_i, curv, a=-2.0)  # curv = K_ii + K_tt - 2 K_it
+        j = int(np.divide(gain, np.maximum(curv, self.taus, out=curv), out=gain).argmax())
+        if self.hard_margin.active:
+            self.hard_margin.check_curvature(self.diag[i] + self.diag[j] - 2 * K_i[j])
+        return i, j
 
     def update(self, i, j):
         """Newton step along alpha_i += y_i t, alpha_j -= y_j t, clipped to the box."""
         # scalars as Python floats (.item): numpy scalar arithmetic is several times slower
-        v, alpha, C = self.v, self.alpha, self.C
+        v, alpha, C_i, C_j = self.v, self.alpha, self.C_list[i], self.C_list[j]
         pos_i, pos_j = self.positive[i], self.positive[j]
         a_i, a_j = alpha.item(i), alpha.item(j)
         t = (v.item(i) - v.item(j)) / self.curv.item(j)
-        room_i = C - a_i if pos_i else a_i  # how far t may go before alpha_i leaves [0, C]
-        room_j = a_j if pos_j else C - a_j
+        room_i = C_i - a_i if pos_i else a_i  # how far t may go before alpha_i leaves [0, C_i]
+        room_j = a_j if pos_j else C_j - a_j
         t = min(t, room_i, room_j)
         # a point that reaches its bound is set to it exactly (no round-off residue)
         if pos_i:
-            new_i = C if t == room_i else a_i + t
+            new_i = C_i if t == room_i else a_i + t
         else:
             new_i = 0.0 if t == room_i else a_i - t
         if pos_j:
             new_j = 0.0 if t == room_j else a_j - t
         else:
-            new_j = C if t == room_j else a_j + t
+            new_j = C_j if t == room_j else a_j + t
         alpha[i], alpha[j] = new_i, new_j
         # f changes by t (K_i - K_j), so v = y - f changes by -t (K_i - K_j)
-        daxpy(self.K[i], v, a=-t)
-        daxpy(self.K[j], v, a=t)
+        daxpy(self.rows.row(i), v, a=-t)
+        daxpy(self.rows.row(j), v, a=t)
         self._refresh_point(i, new_i, pos_i)
         self._refresh_point(j, new_j, pos_j)
         if self.hard_margin.active:
@@ -237,17 +463,18 @@ class _PairSMO:
 class _CoordinateDescent:
     """No equality constraint: one coordinate per step, the one that gains most."""
 
-    def __init__(self, K, y, C, alpha, tol):
-        self.K, self.y, self.C, self.tol = K, y, C, tol
+    def __init__(self, rows, y, C, alpha, tol):
+        self.rows, self.y, self.C, self.tol = rows, y, C, tol
         self.alpha = alpha
-        self.v = _initial_v(K, y, alpha)
-        self.diag = np.maximum(np.ascontiguousarray(K.diagonal()), TAU)  # tau fix: Q_tt = K_tt > 0
+        self.v = _initial_v(rows, y, alpha, y)
+        # tau fix: Q_tt = K_tt > 0
+        self.diag = np.maximum(rows.diag, _tau(rows.diag))
         self.half_diag = 0.5 * self.diag
         self.alpha_sum = float(alpha.sum())
         self.violation = np.inf
-        self.hard_margin = _HardMarginWatch(K, y, C, fit_intercept=False)
+        self.hard_margin = _HardMarginWatch(rows, y, C, fit_intercept=False)
         n = y.shape[0]
-        self.zeros, self.Cs = np.zeros(n), np.full(n, C)
+        self.zeros, self.Cs, self.C_list = np.zeros(n), C, C.tolist()
         for name in ("w", "steps", "gain"):
             setattr(self, name, np.empty(n))
         # additive masks, as in _PairSMO: 0 where alpha may still grow (shrink), -inf elsewhere
@@ -262,7 +489,7 @@ class _CoordinateDescent:
         np.add(w, self.grow_mask, out=gain)
         grow = gain[gain.argmax()]
         np.subtract(self.shrink_mask, w, out=gain)
-        self.violation = max(grow, gain[gain.argmax()], 0.0)
+        self.violation = max(grow, gain[gain.argmax()], 0.0) if not np.isnan(grow) else np.nan
         if not self.violation >= self.tol:
             return None
         # exact maximiser of W along each coordinate, clipped to [0, C]; gain = increase of W
@@ -278,12 +505,12 @@ class _CoordinateDescent:
         return t, t
 
     def update(self, t, _):
-        a, C = self.alpha, self.C
+        a, C = self.alpha, self.C_list[t]
         d = self.steps.item(t)
         new = a.item(t) + d
         new = C if new >= C else max(new, 0.0)
         a[t] = new
-        daxpy(self.K[t], self.v, a=-self.y.item(t) * d)  # f += y_t d K_t
+        daxpy(self.rows.row(t), self.v, a=-self.y.item(t) * d)  # f += y_t d K_t
         self.grow_mask[t] = 0.0 if new < C else -np.inf
         self.shrink_mask[t] = 0.0 if new > 0 else -np.inf
         if self.hard_margin.active:
@@ -294,9 +521,15 @@ class _CoordinateDescent:
         return 0.0
 
 
-def _initial_v(K, y, alpha):
-    """v = y - K (y alpha); no O(n^2) product for the usual start alpha = 0."""
-    return y.copy() if not alpha.any() else y - K @ (y * alpha)
+def _tau(diag):
+    """TAU relative to the kernel's scale (absolute TAU for a kernel without a positive scale)."""
+    scale = float(diag.max(initial=0.0))
+    return TAU * scale if scale > 0 else TAU
+
+
+def _initial_v(rows, y, alpha, v0):
+    """v = v0 - K (y alpha); no O(n^2) product for the usual start alpha = 0."""
+    return v0.copy() if not alpha.any() else v0 - rows.dot(y * alpha)
 
 
 def _projected_gradient(w, a, C):
@@ -307,12 +540,15 @@ def _projected_gradient(w, a, C):
 
 
 class _HardMarginWatch:
-    """Detects a hard margin (C = inf) on data the kernel cannot separate.
+    """Detects a hard margin (C = inf) on data the kernel cannot separate, or a kernel that is not PSD.
 
     Then the dual is unbounded and SMO lets the alphas grow without end -- but only
     linearly (each pair step is limited by the pair's curvature), so a bound on the
-    alphas alone would take ~1e12 steps to trigger. Two checks:
+    alphas alone would take ~1e12 steps to trigger. Three checks:
 
+    * a working pair with negative curvature ``K_ii + K_jj - 2 K_ij < 0`` (beyond
+      round-off), or a negative ``K_ii``: the kernel is not positive semi-definite and
+      the objective grows without bound along that pair;
     * ``sum(alpha) * max K_ii > HARD_MARGIN_LIMIT`` (the margin is below 1e-6 of the
       data's radius, see HARD_MARGIN_LIMIT);
     * after a suspicious number of steps (20 n + 1000, then 4x as many each time), an
@@ -322,26 +558,34 @@ class _HardMarginWatch:
       where it is small.
     """
 
-    def __init__(self, K, y, C, *, fit_intercept):
-        self.active = np.isinf(C)
+    def __init__(self, rows, y, C, *, fit_intercept):
+        # C is the per-point box; the watch matters when some box is unbounded
+        self.active = bool(np.isinf(C).any())
         if not self.active:
             return
-        self.K, self.y, self.fit_intercept = K, y, fit_intercept
+        self.rows, self.y, self.fit_intercept = rows, y, fit_intercept
         n = y.shape[0]
-        radius2 = float(K.diagonal().max())
+        radius2 = float(rows.diag.max())
+        if rows.diag.min() < -1e-12 * max(abs(radius2), 1e-300):
+            _raise_not_psd("a diagonal entry K_ii is negative")
+        self.curvature_floor = -1e-10 * max(radius2, 0.0)  # round-off allowance of K_ii + K_jj - 2 K_ij
         # (an all-zero kernel has no scale: leave it to the exact check below)
         self.alpha_limit = HARD_MARGIN_LIMIT / radius2 if radius2 > 1e-200 else np.inf
         self.steps, self.next_check = 0, 20 * n + 1000
 
+    def check_curvature(self, a_ij):
+        if a_ij < self.curvature_floor:
+            _raise_not_psd(f"a working pair has K_ii + K_jj - 2 K_ij = {a_ij:.3g} < 0")
+
     def after_step(self, alpha_sum):
         if not self.active:
             return
-        if alpha_sum > self.alpha_limit:
+        if not alpha_sum <= self.alpha_limit:  # (also catches NaN)
             _raise_infeasible()
         self.steps += 1
         if self.steps >= self.next_check:
             self.next_check *= 4
-            if not hard_margin_feasible(self.K, self.y, fit_intercept=self.fit_intercept):
+            if not hard_margin_feasible(self.rows.full(), self.y, fit_intercept=self.fit_intercept):
                 _raise_infeasible()
 
 
@@ -353,7 +597,40 @@ def hard_margin_feasible(K, y, *, fit_intercept=True):
     directions below that carry a margin below ~1e-6 of the data's scale). Full rank
     means the labels can be interpolated: feasible. Otherwise a linear-programming
     feasibility problem (scipy's HiGHS) decides.
+
+    Parameters
+    ----------
+    K : array (n, n)
+        Symmetric, finite Gram matrix.
+    y : array (n,)
+        Labels in {-1, +1}.
+    fit_intercept : bool, default True
+        Whether ``f`` has a bias ``b``.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ValueError, TypeError
+        Labels other than -1/+1, a ``y`` whose length is not ``K``'s, NaN/inf, an
+        asymmetric or empty ``K``, a non-boolean ``fit_intercept``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])  # XOR
+    >>> hard_margin_feasible(X @ X.T, np.array([1.0, 1.0, -1.0, -1.0]))
+    False
     """
+    fit_intercept = check_bool(fit_intercept, "fit_intercept")
+    y = check_pm_labels(y)
+    K = check_kernel_matrix(K, y.shape[0], name="K (the training Gram matrix)", symmetric=True)
+    return _feasible(K, y, fit_intercept)
+
+
+def _feasible(K, y, fit_intercept):
     n = y.shape[0]
     lam, U = eigh(K)
     keep = lam > n * np.finfo(float).eps * max(lam[-1], 0.0)
@@ -377,17 +654,24 @@ def _raise_infeasible():
     )
 
 
+def _raise_not_psd(why):
+    raise ValueError(
+        f"The kernel matrix is not positive semi-definite ({why}), so the hard-margin dual "
+        "(C = inf) grows without bound. Use a valid (PSD) kernel -- svmlib.kernels.is_psd(K) "
+        "checks one -- or a finite C, e.g. C=10."
+    )
+
+
 def _bias_from_v(v, alpha, y, C):
     """b from the free support vectors (their mean), else the midpoint of the KKT bounds, as libsvm."""
     free = (alpha > 0) & (alpha < C)
     if free.any():
         return float(v[free].mean())
-    # bounded points: b >= v_t on I_up, b <= v_t on I_low (see module docstring)
-    at_zero = alpha <= 0
-    lower_side = np.where(y > 0, at_zero, ~at_zero)  # y=+1 at 0, y=-1 at C
-    upper_side = ~lower_side
-    lo = v[lower_side].max(initial=-np.inf)
-    hi = v[upper_side].min(initial=np.inf)
+    # only bounded points: b >= v_t on I_up, b <= v_t on I_low (see module docstring);
+    # a point with C_t = 0 is in neither set
+    up, low = _up_low(alpha, y, C)
+    lo = v[up].max(initial=-np.inf)
+    hi = v[low].min(initial=np.inf)
     if np.isinf(lo) and np.isinf(hi):  # pragma: no cover - needs n = 0
         return 0.0
     if np.isinf(lo) or np.isinf(hi):
@@ -395,21 +679,25 @@ def _bias_from_v(v, alpha, y, C):
     return 0.5 * float(lo + hi)
 
 
-def _pair_violation(v, alpha, y, C):
+def _up_low(alpha, y, C):
     up = np.where(y > 0, alpha < C, alpha > 0)
     low = np.where(y > 0, alpha > 0, alpha < C)
+    return up, low
+
+
+def _pair_violation(v, alpha, y, C):
+    up, low = _up_low(alpha, y, C)
     m = v[up].max(initial=-np.inf)
     M = v[low].min(initial=np.inf)
     return max(float(m - M), 0.0)
 
 
-def _prepare(K, y, C, fit_intercept, tol, max_iter, alpha0):
+def _check_labels(y, *, fit_intercept):
     y = np.asarray(y, dtype=float) if _is_numeric(y) else None
     if y is None or y.ndim != 1:
         raise ValueError("y must be a 1-D array of labels in {-1, +1}; map your labels first "
                          "(svmlib._validation.check_binary_labels) or use DualSVC.")
-    n = y.shape[0]
-    if n == 0:
+    if y.shape[0] == 0:
         raise ValueError("y is empty: give at least one training point.")
     if not np.all((y == 1) | (y == -1)):
         raise ValueError("y must hold only -1 and +1; map your labels first "
@@ -417,15 +705,53 @@ def _prepare(K, y, C, fit_intercept, tol, max_iter, alpha0):
     if fit_intercept and np.unique(y).size < 2:
         raise ValueError("With a bias (fit_intercept=True) both classes must be present in y; "
                          "use fit_intercept=False for one-class data.")
-    K = _check_gram(K, n)
+    return y
+
+
+def _check_box(C, sample_weight, y, fit_intercept):
+    """The per-point box C_i = C w_i (libsvm's weighted C) as an array."""
+    n = y.shape[0]
     C = check_C(C)
+    if sample_weight is None:
+        return np.full(n, C)
+    try:
+        w = np.asarray(sample_weight, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError("sample_weight must be an array of non-negative numbers.") from None
+    if w.shape != (n,):
+        raise ValueError(f"sample_weight must have shape ({n},) (one weight per point), got {w.shape}.")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("sample_weight must be finite and >= 0.")
+    if not np.any(w > 0):
+        raise ValueError("sample_weight is zero everywhere: give some point a positive weight.")
+    if fit_intercept and np.unique(y[w > 0]).size < 2:
+        raise ValueError("With a bias both classes need a point of positive weight (sample_weight / "
+                         "class_weight); all weighted points belong to one class.")
+    return np.where(w > 0, C * w, 0.0) if np.isinf(C) else C * w
+
+
+def _prepare(K, y, C, fit_intercept, tol, max_iter, alpha0, sample_weight=None):
+    fit_intercept = check_bool(fit_intercept, "fit_intercept")
+    y = _check_labels(y, fit_intercept=fit_intercept)
+    n = y.shape[0]
+    if isinstance(K, KernelRowCache):
+        if K.n != n:
+            raise ValueError(f"The KernelRowCache holds {K.n} points but y has {n} labels.")
+        rows = K
+    else:
+        rows = _GramRows(np.ascontiguousarray(_check_gram(K, n)))
+    Cs = _check_box(C, sample_weight, y, fit_intercept)
     tol = check_positive(tol, "tol")
-    max_iter = max(10_000_000, 100 * n) if max_iter is None else check_positive_int(max_iter, "max_iter", minimum=0)
+    if max_iter is None:
+        hard = np.isinf(Cs).any()
+        max_iter = HARD_MAX_ITER + 10 * n if hard else max(10_000_000, 100 * n)
+    else:
+        max_iter = check_positive_int(max_iter, "max_iter", minimum=0)
     if alpha0 is None:
         alpha = np.zeros(n)
     else:
-        alpha = _check_alpha0(alpha0, y, C, fit_intercept)
-    return np.ascontiguousarray(K), y, C, tol, max_iter, alpha
+        alpha = _check_alpha0(alpha0, y, Cs, fit_intercept)
+    return rows, y, Cs, tol, max_iter, alpha
 
 
 def _is_numeric(y):
@@ -458,8 +784,10 @@ def _check_alpha0(alpha0, y, C, fit_intercept):
     if not np.all(np.isfinite(alpha)):
         raise ValueError("alpha0 contains NaN or infinity; give finite starting values.")
     slack = 1e-12 * max(1.0, float(alpha.max(initial=0.0)))
-    if alpha.min() < -slack or (np.isfinite(C) and alpha.max() > C + slack * max(1.0, C)):
-        raise ValueError(f"alpha0 must lie in [0, C] = [0, {C}]; clip it or solve with the C it came from.")
+    finite = np.isfinite(C)
+    if alpha.min() < -slack or np.any(alpha[finite] > C[finite] + slack * np.maximum(1.0, C[finite])):
+        bound = f"[0, {C[0]}]" if np.all(C == C[0]) else "[0, C_i] (C_i = C * sample_weight_i)"
+        raise ValueError(f"alpha0 must lie in [0, C] = {bound}; clip it or solve with the C it came from.")
     alpha = np.clip(alpha, 0.0, C)
     if fit_intercept and abs(y @ alpha) > 1e-9 * max(1.0, float(alpha.sum())):
         raise ValueError("alpha0 violates sum(y * alpha0) = 0, which holds with a bias; "
@@ -467,10 +795,10 @@ def _check_alpha0(alpha0, y, C, fit_intercept):
     return alpha
 
 
-def _make_solver(K, y, C, fit_intercept, tol, max_iter, alpha0):
-    K, y, C, tol, max_iter, alpha = _prepare(K, y, C, fit_intercept, tol, max_iter, alpha0)
+def _make_solver(K, y, C, fit_intercept, tol, max_iter, alpha0, sample_weight=None):
+    rows, y, C, tol, max_iter, alpha = _prepare(K, y, C, fit_intercept, tol, max_iter, alpha0, sample_weight)
     rule = _PairSMO if fit_intercept else _CoordinateDescent
-    return rule(K, y, C, alpha, tol), max_iter
+    return rule(rows, y, C, alpha, tol), max_iter
 
 
 def _iterate(solver, max_iter):
@@ -483,6 +811,8 @@ def _iterate(solver, max_iter):
     for it in range(max_iter + 1):
         pair = solver.select()
         if pair is None:
+            if np.isnan(solver.violation):
+                _raise_not_finite()
             solver.converged = True
             return
         if it == max_iter:
@@ -491,15 +821,28 @@ def _iterate(solver, max_iter):
         yield pair
 
 
+def _raise_not_finite():
+    raise ValueError(
+        "SMO produced NaN: the dual variables overflowed, which happens when the kernel matrix "
+        "is not positive semi-definite (check it with svmlib.kernels.is_psd) and C is huge or "
+        "infinite. Use a valid kernel or a finite C."
+    )
+
+
 def _objective_from_v(alpha, y, v):
     # alpha^T Q alpha = sum_t alpha_t y_t f_t and f = y - v, so W = (sum a + sum a y v) / 2
     return 0.5 * (float(alpha.sum()) + float(alpha @ (y * v)))
 
 
 def _finish(solver, n_iter, converged, fit_intercept):
-    """Recompute everything from K (no accumulated round-off in v) and build the solution."""
-    K, y, C, alpha = solver.K, solver.y, solver.C, solver.alpha.copy()
-    f0 = K @ (y * alpha)
+    """Build the solution; with a stored K, f is recomputed (no accumulated round-off in v).
+
+    With a row cache the recomputation would cost a kernel evaluation per point and
+    support vector (more than the whole run); the running ``v`` is used instead (its
+    round-off is ~1e-13 after millions of steps).
+    """
+    rows, y, C, alpha = solver.rows, solver.y, solver.C, solver.alpha.copy()
+    f0 = rows.dot(y * alpha) if isinstance(rows, _GramRows) else y - solver.v
     v = y - f0
     if fit_intercept:
         b = _bias_from_v(v, alpha, y, C)
@@ -510,8 +853,11 @@ def _finish(solver, n_iter, converged, fit_intercept):
     w2 = float(alpha @ (y * f0))  # |w|^2 = alpha^T Q alpha
     dual = float(alpha.sum()) - 0.5 * w2
     decision = f0 + b
-    hinge = np.maximum(0.0, 1.0 - y * decision).sum()
-    primal = 0.5 * w2 + (C * hinge if np.isfinite(C) else 0.0)
+    if not (np.all(np.isfinite(alpha)) and np.isfinite(b) and np.isfinite(w2)):
+        _raise_not_finite()
+    hinge = np.maximum(0.0, 1.0 - y * decision)
+    finite = np.isfinite(C)
+    primal = 0.5 * w2 + float(C[finite] @ hinge[finite])  # a hard margin's hinge is 0 at the optimum
     return DualSolution(
         alpha=alpha, b=b, n_iter=n_iter, converged=converged, objective=dual,
         primal_objective=primal, duality_gap=primal - dual, kkt_violation=violation,
@@ -519,13 +865,16 @@ def _finish(solver, n_iter, converged, fit_intercept):
     )
 
 
-def solve_dual(K, y, C=1.0, *, fit_intercept=True, tol=1e-3, max_iter=None, alpha0=None):
+def solve_dual(K, y, C=1.0, *, fit_intercept=True, tol=1e-3, max_iter=None, alpha0=None,
+               sample_weight=None):
     """Solve the SVM dual by SMO (eq. dual-objective).
 
     Parameters
     ----------
-    K : array (n, n)
-        Training Gram matrix ``K(x_i, x_j)`` (symmetric; PSD for a convex problem).
+    K : array (n, n) or KernelRowCache
+        Training Gram matrix ``K(x_i, x_j)`` (symmetric; PSD for a convex problem), or a
+        :class:`KernelRowCache` that computes its rows on demand (same steps, same
+        result, memory bounded by its ``cache_size``).
     y : array (n,)
         Labels in {-1, +1}.
     C : float, default 1.0
@@ -535,11 +884,17 @@ def solve_dual(K, y, C=1.0, *, fit_intercept=True, tol=1e-3, max_iter=None, alph
         (no equality constraint, single-coordinate updates).
     tol : float, default 1e-3
         Stopping tolerance on the KKT violation (libsvm's ``eps``: maximal violating
-        pair ``m - M``; without bias the largest projected-gradient component).
+        pair ``m - M``; without bias the largest projected-gradient component). It is
+        measured on ``v = y - f``, whose scale is the labels', so scaling ``K`` scales
+        ``alpha`` and changes neither the steps nor the stopping point.
     max_iter : int or None
-        Maximal number of steps; ``None`` means ``max(10**7, 100 n)`` as in libsvm.
+        Maximal number of steps; ``None`` means ``max(10**7, 100 n)`` as in libsvm,
+        and ``100,000 + 10 n`` for a hard margin (seconds, not minutes).
     alpha0 : array (n,), optional
-        Warm start, feasible: ``0 <= alpha0 <= C`` (and ``sum y alpha0 = 0`` with bias).
+        Warm start, feasible: ``0 <= alpha0 <= C_i`` (and ``sum y alpha0 = 0`` with bias).
+    sample_weight : array (n,), optional
+        Non-negative weights: point ``i`` gets the box ``0 <= alpha_i <= C_i = C w_i``
+        (libsvm's weighted C; a zero weight removes the point).
 
     Returns
     -------
@@ -548,14 +903,25 @@ def solve_dual(K, y, C=1.0, *, fit_intercept=True, tol=1e-3, max_iter=None, alph
     Raises
     ------
     ValueError
-        Bad inputs, or a hard margin (``C = inf``) on data the kernel cannot separate.
+        Bad inputs, a hard margin (``C = inf``) on data the kernel cannot separate, or
+        a hard margin with a kernel that is not positive semi-definite.
+    TypeError
+        A non-numeric ``C``, ``alpha0`` or ``sample_weight``, a non-boolean ``fit_intercept``.
 
     Warns
     -----
     ConvergenceWarning
         When ``max_iter`` steps did not reach ``tol`` (``converged`` is then False).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]]); y = np.array([-1.0, -1.0, 1.0, 1.0])
+    >>> sol = solve_dual(X @ X.T, y, C=10.0)
+    >>> sol.alpha.round(3).tolist(), round(sol.b, 3)
+    ([0.0, 1.0, 1.0, 0.0], -2.0)
     """
-    solver, max_iter = _make_solver(K, y, C, fit_intercept, tol, max_iter, alpha0)
+    solver, max_iter = _make_solver(K, y, C, fit_intercept, tol, max_iter, alpha0, sample_weight)
     n_iter = 0
     with blas_single_thread():
         for n_iter, _ in enumerate(_iterate(solver, max_iter), start=1):
@@ -574,7 +940,7 @@ def _warn_not_converged(solver, max_iter):
     )
 
 
-def smo_steps(K, y, C=1.0, *, fit_intercept=True, tol=1e-3, max_iter=None):
+def smo_steps(K, y, C=1.0, *, fit_intercept=True, tol=1e-3, max_iter=None, sample_weight=None):
     """Yield the state after each SMO step (for animations).
 
     The first state is the starting point (``iteration=0``, ``pair=None``); the last
@@ -582,8 +948,19 @@ def smo_steps(K, y, C=1.0, *, fit_intercept=True, tol=1e-3, max_iter=None):
     :func:`solve_dual`. Each :class:`SMOState` holds a copy of ``alpha``, the bias,
     the dual objective and the KKT violation at that state (below ``tol`` at the last
     one if it converged).
+
+    Yields
+    ------
+    SMOState
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]]); y = np.array([-1.0, -1.0, 1.0, 1.0])
+    >>> [s.pair for s in smo_steps(X @ X.T, y, C=10.0)]
+    [None, (2, 1)]
     """
-    solver, max_iter = _make_solver(K, y, C, fit_intercept, tol, max_iter, None)
+    solver, max_iter = _make_solver(K, y, C, fit_intercept, tol, max_iter, None, sample_weight)
     yield _snapshot(solver, 0, None)
     for it, pair in enumerate(_iterate(solver, max_iter), start=1):
         yield _snapshot(solver, it, pair)
@@ -622,6 +999,13 @@ class DualSVC(ClassifierMixin, BaseEstimator):
         Learn a bias ``b``; without it the bias can live in the kernel (``B2``).
     max_iter : int or None
         Maximal number of SMO steps.
+    cache_size : float, default 200
+        Memory in MB for kernel rows (libsvm's ``cache_size``): unless the kernel is
+        precomputed, rows are computed on demand and the most recently used kept
+        (:class:`KernelRowCache`); the Gram matrix is never formed.
+    class_weight : dict, "balanced" or None, default None
+        Multiplies ``C`` for the points of a class: ``C_i = C class_weight[y_i]``
+        (``"balanced"``: ``n / (2 n_class)``), as scikit-learn's ``SVC``.
 
     Attributes
     ----------
@@ -637,16 +1021,33 @@ class DualSVC(ClassifierMixin, BaseEstimator):
         ``y_i alpha_i`` -- the same sign convention as scikit-learn's ``SVC.dual_coef_``.
     intercept_ : ndarray (1,)
         The bias ``b``.
+    class_weight_ : ndarray (2,)
+        The multiplier of ``C`` for ``classes_[0]`` and ``classes_[1]``.
     n_iter_, converged_, objective_, duality_gap_, kkt_violation_ :
         From :class:`DualSolution`.
+    n_features_in_ : int
+        Number of input features.
+    feature_names_in_ : ndarray of str
+        Column names of ``X`` when it was a DataFrame with string column names;
+        ``predict`` then refuses columns in another order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]]); y = np.array([0, 0, 1, 1])
+    >>> DualSVC(C=10.0, kernel="linear").fit(X, y).predict([[0.5], [3.5]]).tolist()
+    [0, 1]
     """
 
-    def __init__(self, C=1.0, kernel="rbf", tol=1e-3, fit_intercept=True, max_iter=None):
+    def __init__(self, C=1.0, kernel="rbf", tol=1e-3, fit_intercept=True, max_iter=None,
+                 cache_size=200.0, class_weight=None):
         self.C = C
         self.kernel = kernel
         self.tol = tol
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
+        self.cache_size = cache_size
+        self.class_weight = class_weight
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -660,18 +1061,37 @@ class DualSVC(ClassifierMixin, BaseEstimator):
     def _kernel(self):
         return make_kernel(self.kernel)
 
-    def fit(self, X, y):
-        """Fit on inputs ``X`` (n, d) -- or the Gram matrix (n, n) if precomputed -- and labels ``y``."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit on inputs ``X`` (n, d) -- or the Gram matrix (n, n) if precomputed -- and labels ``y``.
+
+        Parameters
+        ----------
+        X : array (n, d), or (n, n) with ``kernel="precomputed"``
+        y : array (n,)
+            Two classes, any labels.
+        sample_weight : array (n,), optional
+            Per-point multiplier of ``C`` (the box ``0 <= alpha_i <= C_i``), as
+            ``SVC().fit(X, y, sample_weight)``.
+
+        Returns
+        -------
+        self
+        """
         check_C(self.C)
+        check_bool(self.fit_intercept, "fit_intercept")
+        cache_size = check_positive(self.cache_size, "cache_size (MB)")
+        _check_feature_names(self, X, reset=True)
         X, y_pm, classes = check_data(X, y)
+        weights = self._point_weights(X, y_pm, classes, sample_weight)
         if self._precomputed():
-            K = X
-            if K.shape[1] != K.shape[0]:
+            if X.shape[1] != X.shape[0]:
                 raise ValueError(f"With kernel='precomputed', X must be the square Gram matrix "
-                                 f"K(X_train, X_train); got shape {K.shape}.")
+                                 f"K(X_train, X_train); got shape {X.shape}.")
+            K = X
         else:
-            K = self._kernel()(X)
-        sol = solve_dual(K, y_pm, self.C, fit_intercept=self.fit_intercept, tol=self.tol, max_iter=self.max_iter)
+            K = KernelRowCache(self._kernel(), X, cache_size)
+        sol = solve_dual(K, y_pm, self.C, fit_intercept=self.fit_intercept, tol=self.tol,
+                         max_iter=self.max_iter, sample_weight=weights)
         self.classes_ = classes
         self.alpha_ = sol.alpha
         self.support_ = np.flatnonzero(sol.is_support)
@@ -688,9 +1108,44 @@ class DualSVC(ClassifierMixin, BaseEstimator):
         self.shape_fit_ = X.shape
         return self
 
+    def _point_weights(self, X, y_pm, classes, sample_weight):
+        """Per-point multipliers of C: class weight times sample weight (None when all are 1)."""
+        y_orig = classes[(y_pm > 0).astype(int)]
+        if self.class_weight is None:
+            self.class_weight_ = np.ones(2)
+        else:
+            if not (isinstance(self.class_weight, dict) or
+                    (isinstance(self.class_weight, str) and self.class_weight == "balanced")):
+                raise ValueError("class_weight must be None, 'balanced' or a dict {label: weight}, "
+                                 f"got {self.class_weight!r}.")
+            self.class_weight_ = compute_class_weight(self.class_weight, classes=classes, y=y_orig)
+            if not np.all(np.isfinite(self.class_weight_)) or np.any(self.class_weight_ < 0):
+                raise ValueError(f"class_weight must be finite and >= 0, got {self.class_weight!r}.")
+        if sample_weight is None and np.all(self.class_weight_ == 1):
+            return None
+        if sample_weight is None:
+            w = np.ones(X.shape[0])
+        else:
+            try:
+                w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True,
+                                         allow_all_zero_weights=True)
+            except (TypeError, ValueError) as err:
+                raise ValueError(f"sample_weight must be one finite, non-negative weight per row of X: {err}") from None
+        return w * self.class_weight_[(y_pm > 0).astype(int)]
+
     def decision_function(self, X):
-        """``f(x) = sum_i alpha_i y_i K(x, x_i) + b``; positive means ``classes_[1]``."""
+        """``f(x) = sum_i alpha_i y_i K(x, x_i) + b``; positive means ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array (m, d), or ``K(X_test, X_train)`` (m, n) with ``kernel="precomputed"``
+
+        Returns
+        -------
+        ndarray (m,)
+        """
         check_is_fitted(self, "dual_coef_")
+        _check_feature_names(self, X, reset=False)
         if self._precomputed():
             K = check_inputs(X, name="X (the precomputed kernel K(X_test, X_train))")
             n_train = self.shape_fit_[0]
@@ -709,6 +1164,15 @@ class DualSVC(ClassifierMixin, BaseEstimator):
         return K_sv @ self.dual_coef_[0] + self.intercept_[0]
 
     def predict(self, X):
-        """Class labels: ``classes_[1]`` where the decision value is positive, else ``classes_[0]``."""
+        """Class labels: ``classes_[1]`` where the decision value is positive, else ``classes_[0]``.
+
+        Parameters
+        ----------
+        X : array (m, d), or ``K(X_test, X_train)`` with ``kernel="precomputed"``
+
+        Returns
+        -------
+        ndarray (m,)
+        """
         check_is_fitted(self, "dual_coef_")
         return self.classes_[(self.decision_function(X) > 0).astype(int)]

@@ -402,6 +402,27 @@ def test_no_steps_and_more_bad_input():
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 
-@parametrize_with_checks([DualSVC(), DualSVC(fit_intercept=False)])
+# Expected failures, with the reason:
+# - check_sample_weight_equivalence_on_dense_data: a weight of 2 IS equivalent to a repeated point
+#   at the optimum (test_sample_weight_equals_repetition shows it at tol = 1e-10), but the check
+#   compares decision values to rtol = 1e-7 at the default tol = 1e-3, where both SMO runs stop at
+#   different points of the KKT tolerance region (scikit-learn's SVC is listed for the same reason).
+# - check_class_weight_classifiers without a bias: the check's RBF (l = 1) on blobs of spread 20
+#   leaves test points far from every training point, where f(x) = sum_i alpha_i y_i K(x, x_i) ~ 0
+#   whatever the class weights; only a bias can carry the weighted class there.
+_SW = "sample_weight equals repetition only at the optimum; SMO stops within tol (as SVC)"
+EXPECTED_FAILED = {
+    "check_sample_weight_equivalence_on_dense_data": _SW,
+}
+
+
+def _expected_failed(estimator):
+    failed = dict(EXPECTED_FAILED)
+    if not estimator.fit_intercept:
+        failed["check_class_weight_classifiers"] = "without a bias, far test points get f ~ 0"
+    return failed
+
+
+@parametrize_with_checks([DualSVC(), DualSVC(fit_intercept=False)], expected_failed_checks=_expected_failed)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
