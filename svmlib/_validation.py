@@ -271,7 +271,7 @@ def check_pm_labels(y, n=None, *, name="y"):
     if y.ndim != 1 or y.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D array of labels -1/+1, got shape {y.shape}.")
     if not np.all((y == 1.0) | (y == -1.0)):
-        raise ValueError(f"{name} must hold labels -1 or +1 only (map two classes with "
+        raise ValueError(f"{name} must hold labels -1/+1 only (map two classes with "
                          "svmlib._validation.check_binary_labels).")
     if n is not None and y.size != n:
         raise ValueError(f"{name} has {y.size} labels but the kernel matrix has {n} rows.")

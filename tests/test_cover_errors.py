@@ -181,7 +181,7 @@ def test_mean_field_and_online_input_checks():
         gpc.solve_mean_field(np.zeros((3, 3)), y, "naive")
     with pytest.raises(ValueError, match="EP's cavity variances"):
         gpc.cavity_variances(K, "ep")
-    with pytest.raises(ValueError, match=r"K_train must be \(n, n\)"):
+    with pytest.raises(ValueError, match=r"K_train must have shape"):
         gpc.online_sweep(K, y[:2])
     with pytest.raises(ValueError, match="labels -1/\\+1"):
         gpc.online_sweep(K, np.array([2.0, -1.0, 1.0]))

@@ -336,7 +336,7 @@ def test_estimator_conventions_and_labels():
     clf = MeanFieldGPC(RBF(l=1.0), method="ensemble").fit(X, labels)
     assert set(clf.predict(X)) <= {"yes", "no"}
     assert clf.n_iter_ > 0 and clf.converged_ and np.all(clf.alpha_ > 0)
-    np.testing.assert_allclose(clf.decision_function(X), RBF(l=1.0)(X) @ clf.coef_)
+    np.testing.assert_allclose(clf.latent_mean(X), RBF(l=1.0)(X) @ clf.coef_)
     assert clone(clf).get_params()["method"] == "ensemble"
     seq = SequentialGPC(Polynomial(p=2), random_state=3).fit(X, y)
     assert seq.n_iter_ == 30 and len(seq.coef_) == 30
@@ -386,3 +386,81 @@ def test_pima_naive_free_energy_hyperparameters_and_hybrid_table(pima):
     # start finds the one with ~73 errors) 68/73/73. 5 errors is below one binomial s.e. (~7).
     for row in table.values():
         assert max(row.values()) - min(row.values()) <= 5, table
+
+
+# --- issue 16: no silent failure, scikit-learn behaviour ------------------------------------
+
+@pytest.mark.parametrize("case", ["scaled_1e-8", "constant_inputs", "rbf_l_1e6"])
+def test_sequential_gpc_near_rank_deficient_gram_gives_finite_output_and_warns(case):
+    """The online variance K_ii + k.Ck went <= 0 by round-off: NaN coefficients, NaN
+    probabilities and a constant prediction, without a word. Now such examples are skipped
+    (the kernel already fixes their latent value) and the estimator says so."""
+    X, y = make_demo_problem(40)
+    kernel = None
+    if case == "scaled_1e-8":
+        X = X * 1e-8
+    elif case == "constant_inputs":
+        X = np.ones_like(X)
+    else:
+        kernel = RBF(l=1e6)
+    with pytest.warns(UserWarning, match="skipped"):
+        clf = SequentialGPC(kernel, random_state=0).fit(X, y)
+    assert clf.n_skipped_ > 0
+    assert np.all(np.isfinite(clf.coef_)) and np.all(np.isfinite(clf.C_))
+    P = clf.predict_proba(X)
+    assert np.all(np.isfinite(P)) and np.allclose(P.sum(axis=1), 1.0)
+    assert np.all(np.isfinite(clf.decision_function(X)))
+
+
+def test_gpc_solvers_reject_an_asymmetric_kernel_matrix_quickly():
+    rng = np.random.default_rng(0)
+    K = RBF(l=1.0)(rng.normal(size=(8, 2))) + 0.1 * np.eye(8)
+    K[0, 1] += 0.3
+    y = np.where(rng.normal(size=8) > 0, 1.0, -1.0)
+    for call in (lambda: solve_mean_field(K, y, "ep"), lambda: solve_mean_field(K, y, "naive"),
+                 lambda: online_sweep(K, y), lambda: log_evidence_exact(K, y), lambda: alpha_exact(K, y)):
+        with pytest.raises(ValueError, match="symmetric"):
+            call()
+    with pytest.raises(ValueError, match="positive semi-definite"):
+        log_evidence_exact(np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([1.0, -1.0]))
+
+
+def test_mean_field_gpc_hyperparameters_at_a_bound_warn_as_scikit_learn_does():
+    """Before: the fit ended at its bounds, reported converged and said nothing; the bounds could
+    not be set from the estimator. The demo problem's free energy wants length scales above 0.2."""
+    X, y = make_demo_problem(30)
+    with pytest.warns(ConvergenceWarning, match=r"length_scale\[0\] \(upper bound 0.2\)"):
+        clf = MeanFieldGPC(RBF(l=1.0), optimize="naive", max_hyper_iter=30,
+                           length_scale_bounds=(0.05, 0.2), noise_var_bounds=(0.01, 10.0)).fit(X, y)
+    # the bounds reached the optimiser (the start l = 1 lay outside: it begins on the edge)
+    assert np.all((clf.kernel_.l >= 0.05 * (1 - 1e-9)) & (clf.kernel_.l <= 0.2 * (1 + 1e-9)))
+    assert 0.01 * (1 - 1e-9) <= clf.noise_var_ <= 10.0 * (1 + 1e-9)
+    assert clf.hyper_.at_bounds
+    with pytest.raises(ValueError, match="length_scale_bounds"):
+        MeanFieldGPC(RBF(l=1.0), optimize="naive", length_scale_bounds=(5.0, 1.0)).fit(X, y)
+
+
+@pytest.mark.parametrize("make", [lambda: MeanFieldGPC(RBF(l=1.0), method="ep"),
+                                  lambda: SequentialGPC(RBF(l=1.0), noise_var=0.1, random_state=0)])
+def test_gpc_decision_function_ranks_points_as_the_probabilities(make):
+    """decision_function is the probit argument: a monotone map to predict_proba[:, 1], so ROC
+    AUC is the same whichever is scored (the posterior mean alone ranked ~21 % differently)."""
+    from scipy.stats import rankdata
+
+    X, y = make_demo_problem(40)
+    clf = make().fit(X, y)
+    Xt = np.random.default_rng(5).uniform(-6, 6, size=(300, X.shape[1]))   # spread test points
+    d, p = clf.decision_function(Xt), clf.predict_proba(Xt)[:, 1]
+    np.testing.assert_array_equal(rankdata(d), rankdata(p))
+    np.testing.assert_array_equal(np.sign(d), np.sign(clf.latent_mean(Xt)))
+
+
+def test_gpc_records_feature_names_and_refuses_reordered_columns():
+    pd = pytest.importorskip("pandas")
+    X, y = make_demo_problem(30)
+    df = pd.DataFrame(X, columns=["a", "b"])
+    clf = MeanFieldGPC(RBF(l=1.0)).fit(df, y)
+    np.testing.assert_array_equal(clf.feature_names_in_, ["a", "b"])
+    with pytest.raises(ValueError, match="feature names"):
+        clf.predict(df[["b", "a"]])
+    assert clf.score(df, y) > 0.8

@@ -49,6 +49,11 @@ def log_evidence_exact(K, y, *, rel_tol=1e-6):
     """``ln Z`` of the step likelihood: closed form for ``n <= 3``, Genz's CDF for ``n <= 20``."""
     K, y = _check_problem(K, y)
     n = K.shape[0]
+    if n <= 20:  # a covariance: PSD up to round-off (else arcsin or the CDF see a correlation > 1)
+        lam = np.linalg.eigvalsh(K)
+        if lam[0] < -1e-10 * lam[-1]:
+            raise ValueError(f"K is not positive semi-definite (smallest eigenvalue {lam[0]:.3g}); "
+                             "the step likelihood's evidence needs a covariance matrix.")
     if n == 1:
         return -np.log(2.0)
     if n == 2:
@@ -65,8 +70,15 @@ def log_evidence_exact(K, y, *, rel_tol=1e-6):
                          "use log_evidence_importance or sample_posterior instead.")
     C = K * np.outer(y, y)
     # P(Y a > 0) = P(-Y a < 0): the CDF of N(0, Y K Y) at the origin.
-    p = stats.multivariate_normal.cdf(np.zeros(n), mean=np.zeros(n), cov=C, abseps=1e-12,
-                                      releps=rel_tol, maxpts=200000 * n)
+    try:
+        p = stats.multivariate_normal.cdf(np.zeros(n), mean=np.zeros(n), cov=C, abseps=1e-12,
+                                          releps=rel_tol, maxpts=200000 * n)
+    except (ValueError, np.linalg.LinAlgError) as err:
+        raise ValueError(f"The orthant probability failed on this K ({err}); duplicate inputs without "
+                         "noise make K singular -- add noise_var to its diagonal.") from None
+    if not p > 0:
+        raise ValueError("The orthant probability underflowed to 0: the labels are (numerically) "
+                         "impossible under this K; add noise to its diagonal.")
     return float(np.log(p))
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from scipy import optimize
 
 from .._threads import blas_single_thread
-from .._validation import check_positive
+from .._validation import check_inputs, check_pm_labels, check_positive, check_positive_int
 from ..kernels import RBF
 from ._meanfield import _check_method, free_energy, free_energy_gradient, solve_mean_field
 
@@ -59,6 +59,18 @@ def free_energy_and_gradient(theta, X, y, objective="naive", *, K0=1.0, B2=0.0, 
         return free_energy(K, y, sol), free_energy_gradient(K, y, sol, dK), sol
 
 
+def _check_log_bounds(bounds):
+    """``((lo, hi), (lo, hi))`` in log space, finite with lo < hi, as a tuple of tuples."""
+    try:
+        b = np.asarray(bounds, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"bounds must be ((lo, hi) for ln l, (lo, hi) for ln sigma^2), got {bounds!r}.") from None
+    if b.shape != (2, 2) or not np.all(np.isfinite(b)) or np.any(b[:, 0] >= b[:, 1]):
+        raise ValueError(f"bounds must be ((lo, hi) for ln l, (lo, hi) for ln sigma^2) with finite "
+                         f"lo < hi, got {bounds!r}.")
+    return tuple(map(tuple, b))
+
+
 @dataclass
 class HyperFit:
     """Result of :func:`fit_hyperparameters`.
@@ -73,6 +85,8 @@ class HyperFit:
     converged : bool
     history : list of dict  after every update: ``theta``, ``length_scales``, ``noise_var``, ``free_energy``
     solution : MeanFieldSolution at the optimum
+    at_bounds : list of str  the parameters that ended within 1e-3 (in log) of a bound, e.g.
+        ``["length_scale[1] (upper bound 403)", "noise_var (lower bound 0.000912)"]``
     """
 
     length_scales: np.ndarray
@@ -84,6 +98,7 @@ class HyperFit:
     message: str
     solution: object
     history: list = field(default_factory=list)
+    at_bounds: list = field(default_factory=list)
 
 
 def fit_hyperparameters(X, y, objective="naive", *, length_scale0=None, noise_var0=1.0, K0=1.0, B2=0.0,
@@ -111,6 +126,12 @@ def fit_hyperparameters(X, y, objective="naive", *, length_scale0=None, noise_va
     and its landscape is steep there, so start from ``noise_var0 ~ 1``.
     """
     _check_method(objective)
+    X = check_inputs(X)
+    y = check_pm_labels(y)
+    if y.size != X.shape[0]:
+        raise ValueError(f"y has {y.size} labels but X has {X.shape[0]} rows.")
+    bounds = _check_log_bounds(bounds)
+    max_iter = check_positive_int(max_iter, "max_iter")
     d = X.shape[1]
     l0 = np.sqrt(d) if length_scale0 is None else length_scale0
     l0 = np.broadcast_to(check_positive(l0, "length_scale0", allow_array=True), (d,)).astype(float)
@@ -137,8 +158,9 @@ def fit_hyperparameters(X, y, objective="naive", *, length_scale0=None, noise_va
         history.append({"theta": theta.copy(), "length_scales": np.exp(theta[:d]),
                         "noise_var": float(np.exp(theta[-1])), "free_energy": F})
 
-    record(theta0)
     full = np.array([bounds[0]] * d + [bounds[1]], dtype=float)
+    theta0 = np.clip(theta0, full[:, 0], full[:, 1])  # a start outside the box begins on its edge
+    record(theta0)
     # Stage 1 inside a trust box theta0 +- 1.5: L-BFGS-B's first line search can otherwise leap
     # to a corner of the bounds (seen for F_naive started at small noise: all l at the lower
     # bound, sigma^2 at the upper, where K is diagonal and F = n ln 2 is flat). Stage 2 is free.
@@ -150,5 +172,12 @@ def fit_hyperparameters(X, y, objective="naive", *, length_scale0=None, noise_va
                             bounds=full, options={"maxiter": max(max_iter - nit, 1), "gtol": gtol})
     res.nit += nit
     F, _, sol = free_energy_and_gradient(res.x, X, y, objective, K0=K0, B2=B2, **warm)
+    names = [f"length_scale[{j}]" for j in range(d)] + ["noise_var"]
+    at_bounds = []
+    for name, value, (lo, hi) in zip(names, res.x, full):
+        if value <= lo + 1e-3:
+            at_bounds.append(f"{name} (lower bound {np.exp(lo):.3g})")
+        elif value >= hi - 1e-3:
+            at_bounds.append(f"{name} (upper bound {np.exp(hi):.3g})")
     return HyperFit(np.exp(res.x[:d]), float(np.exp(res.x[-1])), F, objective, int(res.nit),
-                    bool(res.success), str(res.message), sol, history)
+                    bool(res.success), str(res.message), sol, history, at_bounds)

@@ -27,6 +27,7 @@ from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 
 from .._threads import blas_single_thread
+from .._validation import check_kernel_matrix
 from ._likelihood import D, dD, log_Phi
 
 __all__ = [
@@ -105,6 +106,10 @@ def _check_problem(K, y):
         raise ValueError("K and y must be finite; check the kernel parameters and the labels.")
     if not np.all(np.abs(y) == 1):
         raise ValueError("y must hold labels -1/+1 (svmlib._validation.check_data maps any two labels).")
+    if K.shape[0] == 0:
+        raise ValueError("K is empty: give at least one training example.")
+    # an asymmetric K is no covariance; EP on one ran for many seconds into a FloatingPointError
+    check_kernel_matrix(K, K.shape[0], symmetric=True)
     if np.any(np.diag(K) <= 0):
         raise ValueError("The kernel diagonal K(x, x) must be > 0 for every training input.")
     return K, y

@@ -25,10 +25,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_positive_int
+from .._validation import check_kernel_matrix, check_pm_labels, check_positive_int
 from ._likelihood import D, dD, log_Phi
 
 __all__ = ["OnlineState", "online_sweep"]
+
+#: An example whose predictive variance is below this fraction of its scale is skipped
+#: (round-off level: the variance is a difference of terms of size K_ii).
+_RELATIVE_VARIANCE_FLOOR = 1e-10
 
 
 @dataclass
@@ -42,6 +46,8 @@ class OnlineState:
     C : ndarray (t, t)         covariance correction
     log_evidence : float       ``ln Z_ADF`` of the first sweep (each example counted once)
     n_presented : int          examples presented, counting reuse
+    n_skipped : int            presentations skipped because the predictive variance at the
+                               example was at round-off level (its value already fixed)
     train_errors, test_errors : list of int
         Errors after each presentation (only if ``track=True`` was asked for).
     """
@@ -55,6 +61,7 @@ class OnlineState:
     test_errors: list = field(default_factory=list)
     z: list = field(default_factory=list)
     snapshots: dict = field(default_factory=dict)
+    n_skipped: int = 0
 
 
 def online_sweep(K_train, y, *, n_sweeps=1, order=None, K_eval=None, y_eval=None, K_test=None,
@@ -84,16 +91,21 @@ def online_sweep(K_train, y, *, n_sweeps=1, order=None, K_eval=None, y_eval=None
     -------
     OnlineState
     """
-    K_train = np.asarray(K_train, dtype=float)
-    y = np.asarray(y, dtype=float)
-    n = K_train.shape[0]
-    if K_train.shape != (n, n) or y.shape != (n,):
-        raise ValueError(f"K_train must be (n, n) and y (n,); got {K_train.shape} and {y.shape}.")
-    if not np.all(np.abs(y) == 1):
-        raise ValueError("y must hold labels -1/+1.")
+    y = check_pm_labels(y)
+    n = y.size
+    K_train = check_kernel_matrix(K_train, n, name="K_train", symmetric=True)
+    if np.any(np.diag(K_train) <= 0):
+        raise ValueError("The kernel diagonal K(x, x) must be > 0 for every training input; add noise.")
     n_sweeps = check_positive_int(n_sweeps, "n_sweeps")
-    order = np.arange(n) if order is None else np.asarray(order)
-    K_eval = K_train if K_eval is None else np.asarray(K_eval, dtype=float)
+    if order is None:
+        order = np.arange(n)
+    else:
+        order = np.asarray(order)
+        if order.ndim != 1 or order.dtype.kind not in "iu" or np.any((order < 0) | (order >= n)):
+            raise ValueError(f"order must be a 1-D array of training indices in [0, {n}).")
+    K_eval = K_train if K_eval is None else check_kernel_matrix(K_eval, n, name="K_eval")
+    if K_test is not None:
+        K_test = check_kernel_matrix(K_test, np.shape(K_test)[0], n, name="K_test")
     want = set() if snapshots is None else set(int(s) for s in snapshots)
 
     alpha = np.zeros(n)
@@ -112,6 +124,31 @@ def online_sweep(K_train, y, *, n_sweeps=1, order=None, K_eval=None, y_eval=None
             Ck = C[:t, :t] @ k
             mean = k @ alpha[:t]
             s2 = K_train[i, i] + k @ Ck
+            # The predictive variance K_t(x_i, x_i) >= 0 in exact arithmetic, but it is a difference
+            # of O(K_ii) terms: when the inputs seen so far already fix f(x_i) (a duplicate without
+            # noise, constant or near-collinear inputs) round-off leaves it at ~eps K_ii or below 0.
+            # Such an example carries no information the update can use in double precision;
+            # it is skipped (counted in n_skipped) instead of producing NaN.
+            floor = _RELATIVE_VARIANCE_FLOOR * (K_train[i, i] + abs(k @ Ck))
+            if not s2 > floor:
+                # the example stays out of the basis (its row would only add round-off); its
+                # evidence factor Phi(z) uses the floor variance: ~1 if f(x_i) already has the
+                # right sign, tiny if the data contradict each other
+                z = y[i] * mean / np.sqrt(floor)
+                if new:
+                    log_Z += float(log_Phi(z))
+                state.n_skipped += 1
+                state.n_presented += 1
+                state.z.append(float(z))
+                if track:
+                    f_train = K_eval[:, basis[:t]] @ alpha[:t]
+                    state.train_errors.append(int(np.sum(np.sign(f_train) != y)))
+                    if K_test is not None:
+                        f_test = K_test[:, basis[:t]] @ alpha[:t]
+                        state.test_errors.append(int(np.sum(np.sign(f_test) != y_test)))
+                if state.n_presented in want:
+                    state.snapshots[state.n_presented] = (basis[:t].copy(), alpha[:t].copy())
+                continue
             z = y[i] * mean / np.sqrt(s2)
             Dz = D(z)
             q = y[i] * Dz / np.sqrt(s2)
