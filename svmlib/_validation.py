@@ -142,7 +142,8 @@ def check_data(X, y, *, name="X"):
 def check_regression_data(X, y, *, name="X"):
     """Validate a regression training set: finite 2-D ``X`` and one finite real target per row."""
     if y is None:
-        raise ValueError("y is required: give one real-valued target per row of X.")
+        raise ValueError("This estimator requires y to be passed, but the target y is None: "
+                         "give one real-valued target per row of X.")
     try:
         with np.errstate(invalid="ignore", over="ignore"):  # sklearn sums the array to find NaN/inf
             X, y = check_X_y(X, y, dtype=np.float64, ensure_all_finite=True, y_numeric=True)

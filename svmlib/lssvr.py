@@ -48,11 +48,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._threads import blas_single_thread
 from ._validation import (
+    check_bool,
     check_inputs,
     check_kernel_matrix,
     check_positive,
+    check_predict_inputs,
     check_random_state,
     check_regression_data,
+    set_feature_info,
 )
 from .kernels import RBF, Kernel, make_kernel
 
@@ -152,9 +155,14 @@ def load_regression_sets():
 # Validation helpers
 # --------------------------------------------------------------------------------------------
 def _check_gram(K, y):
-    y = np.asarray(y, dtype=float)
+    try:
+        y = np.asarray(y, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError("y must be a 1-D array of real-valued targets.") from None
     if y.ndim != 1:
         raise ValueError(f"y must be a 1-D array of targets, got shape {y.shape}.")
+    if y.size == 0:
+        raise ValueError("y is empty: give at least one training target (and a matching Gram matrix K).")
     if not np.all(np.isfinite(y)):
         raise ValueError("y contains NaN or infinity; give every sample a finite target.")
     K = check_kernel_matrix(K, y.shape[0], name="K (the training Gram matrix)", symmetric=True)
@@ -225,6 +233,7 @@ def solve_lssvr(K, y, gamma, *, fit_intercept=True):
     :math:`(\Omega + I/\gamma)\alpha = y`.
     """
     gamma = check_positive(gamma, "gamma")
+    fit_intercept = check_bool(fit_intercept, "fit_intercept")
     K, y = _check_gram(K, y)
     with blas_single_thread():
         solver = _KKTSolver(K, gamma)
@@ -379,21 +388,16 @@ def lemma_gap_path(K, y, gamma, eps_values):
 # --------------------------------------------------------------------------------------------
 class _KernelRegressorBase(RegressorMixin, BaseEstimator):
     def _fit_kernel(self, X, y):
+        X_raw = X
         X, y = check_regression_data(X, y)
+        set_feature_info(self, X_raw)  # n_features_in_, and feature_names_in_ for a DataFrame
         self.kernel_ = _kernel_or_default(self.kernel)
         self.X_fit_ = X
-        self.n_features_in_ = X.shape[1]
         K = self.kernel_(X)
         return X, y, K
 
     def _cross_kernel(self, X):
-        check_is_fitted(self, "X_fit_")
-        X = check_inputs(X, name="X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features but the model was fitted on {self.n_features_in_}; "
-                "predict on inputs with the training columns."
-            )
+        X = check_predict_inputs(self, X)  # fitted, finite, same features (names and order) as in fit
         return X, self.kernel_(X, self.X_fit_)
 
 

@@ -395,7 +395,7 @@ def test_bad_input_messages():
         LSSVR().fit(X, y_bad)
     with pytest.raises(ValueError, match="one target per row"):
         LSSVR().fit(X, y[:-1])
-    with pytest.raises(ValueError, match="required"):
+    with pytest.raises(ValueError, match="requires y"):
         LSSVR().fit(X, None)
     with pytest.raises(NotFittedError):
         BayesianLSSVR().predict(X)
@@ -424,3 +424,30 @@ def test_sklearn_api():
         assert cloned.get_params() == est.get_params()
         scores = cross_val_score(est, X, y, cv=KFold(3, shuffle=True, random_state=0))  # X is sorted
         assert np.all(scores > 0.5)  # R^2 on a smooth noisy curve
+
+
+# --- issue 16 ----------------------------------------------------------------------------------
+
+def test_lssvr_functions_refuse_empty_input_instead_of_returning_nan():
+    from svmlib.lssvr import solve_lssvr
+
+    with pytest.raises(ValueError, match="empty"):
+        solve_lssvr(np.zeros((0, 0)), np.zeros(0), 1.0)
+
+
+def test_fit_intercept_must_be_a_boolean():
+    X, y = np.linspace(0, 1, 8)[:, None], np.sin(np.linspace(0, 3, 8))
+    with pytest.raises(TypeError, match="fit_intercept must be True or False"):
+        LSSVR(fit_intercept="no").fit(X, y)          # was silently treated as True
+
+
+def test_regressors_record_feature_names_and_refuse_reordered_columns():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.normal(size=(20, 2)), columns=["u", "v"])
+    y = df["u"].to_numpy() - 0.1 * df["v"].to_numpy()
+    for model in (LSSVR(), BayesianLSSVR(), GPRegression()):
+        model.fit(df, y)
+        np.testing.assert_array_equal(model.feature_names_in_, ["u", "v"])
+        with pytest.raises(ValueError, match="feature names"):
+            model.predict(df[["v", "u"]])

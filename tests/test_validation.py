@@ -187,7 +187,7 @@ def test_check_regression_data():
     X, y = check_regression_data([[0.0], [1.0]], [0.5, 2])
     assert X.shape == (2, 1) and y.dtype == np.float64
     np.testing.assert_array_equal(y, [0.5, 2.0])
-    with pytest.raises(ValueError, match="y is required"):
+    with pytest.raises(ValueError, match="y is required|target y is None"):
         check_regression_data([[0.0]], None)
     with pytest.raises(ValueError, match="one target per row"):
         check_regression_data([[0.0], [1.0]], [0.5])
