@@ -45,10 +45,14 @@ def test_explorer_lays_out_afresh_when_the_panel_count_changes():
     assert explorer.n_updates == 2
 
 
-def test_explorer_displays_its_widget(capsys):
+def test_explorer_display_bundle_has_a_figure_fallback(monkeypatch):
+    monkeypatch.delenv("SVMLIB_BOOK_BUILD", raising=False)
     explorer = Explorer(lambda n: {"n": n}, _panels, {"n": dropdown([1, 2], 1, "panels")})
-    explorer._ipython_display_()  # outside a kernel IPython prints the widget's text form
-    assert "VBox" in capsys.readouterr().out
+    bundle = explorer._repr_mimebundle_()
+    # live form: the widget view, and for untrusted notebooks the current figure, never a VBox(...) repr
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == explorer.widget.model_id
+    assert bundle["image/png"][:8] == b"\x89PNG\r\n\x1a\n" and bundle["image/png"] == explorer.image.value
+    assert "VBox" not in bundle["text/plain"]
 
 
 def test_margin_scrubber_one_frame_per_angle():

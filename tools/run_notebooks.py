@@ -16,6 +16,13 @@ re-run give byte-identical files this script
 * merges consecutive stream outputs (how the kernel chunks stdout is timing-dependent);
 * writes with nbformat (sorted keys).
 
+It also sets ``SVMLIB_BOOK_BUILD=1``, so every displayed ``svmlib.widgets.Explorer``
+stores its kernel-free static form (a slider ``jslink``-ed to precomputed images, plus an
+animated-PNG fallback for untrusted notebooks); the widget state goes into the notebook
+metadata. Code cells tagged ``solution`` get ``metadata.jupyter.source_hidden`` and
+``outputs_hidden``: JupyterLab shows them collapsed (jupyterlab-myst collapses only the
+``{solution-start}`` cell's own text), so opening a chapter does not show the answers.
+
 Cells tagged ``nbval-ignore-output`` (live widgets, wall-clock timing tables)
 keep their outputs in the file but are excluded from the ``--check``
 comparison, exactly as nbval ignores them.
@@ -42,7 +49,18 @@ ROOT = Path(__file__).resolve().parent.parent
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 MODEL_ID = re.compile(r"[0-9a-f]{32}")
 IGNORE_TAG = "nbval-ignore-output"
-ENV = {"TQDM_DISABLE": "1", "PYTHONHASHSEED": "0", "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
+ENV = {"TQDM_DISABLE": "1", "PYTHONHASHSEED": "0", "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+       "SVMLIB_BOOK_BUILD": "1"}
+SOLUTION_TAG = "solution"
+HIDDEN = {"source_hidden": True, "outputs_hidden": True}
+
+
+def hide_solutions(nb):
+    """Collapse the code cells of solutions in JupyterLab (cell metadata ``jupyter``)."""
+    for cell in nb.cells:
+        if cell.cell_type == "code" and SOLUTION_TAG in cell.metadata.get("tags", []):
+            cell.metadata["jupyter"] = dict(HIDDEN)
+    return nb
 
 
 def _merge_streams(outputs):
@@ -83,7 +101,7 @@ def normalise(nb):
         for out in cell.outputs:
             out.get("metadata", {}).pop("execution", None)
         cell.outputs = _merge_streams(cell.outputs)
-    return _canonical_widget_ids(nb)
+    return _canonical_widget_ids(hide_solutions(nb))
 
 
 def execute(path, timeout=600):

@@ -66,13 +66,14 @@ def cavity_explorer():
         _curve(width)
     controls = dict(S_over_N=slider(1.0, -0.6, 0.9, 0.3, "S/N", log=True),
                     width=dropdown(list(WIDTHS.items()), 1.0, "kernel"))
-    return Explorer(cavity_state, draw_cavity_state, controls, figsize=(9, 3.5))
+    grid = {"S_over_N": [float(10.0 ** e) for e in (-0.6, -0.3, 0.0, 0.3, 0.6, 0.9)], "width": list(WIDTHS.values())}
+    return Explorer(cavity_state, draw_cavity_state, controls, figsize=(9, 3.5), grid=grid)
 
 
 def field_explorer():
     """Pick a held-out crab -> bootstrap distribution of its field (MC histogram vs theory)."""
     controls = dict(index=slider(0, 0, 49, 1, "held-out input"))
-    return Explorer(field_state, draw_field_state, controls, figsize=(6, 3.5))
+    return Explorer(field_state, draw_field_state, controls, figsize=(6, 3.5), grid={"index": list(range(10))})
 
 
 LATENCY_CASES = [

@@ -112,7 +112,7 @@ def evidence_explorer(**defaults):
         "seed": slider(v["seed"], 0, 20, 1, "data seed"),
     }
     return Explorer(evidence_state, draw_evidence_state, controls,
-                    figsize=(11, 3.6), caption=_caption)
+                    figsize=(11, 3.6), caption=_caption, grid={"C_true": [1.0, 2.0, 4.0], "n": [20, 50, 100]})
 
 
 LATENCY_CASES = [

@@ -66,7 +66,7 @@ def means_explorer(noise_var=0.1, length_scale=1.0, *, precompute=False):
                                                 description="l (length scale)", continuous_update=False, style=style),
     }
     return Explorer(means_state, functools.partial(draw_posterior_means, fixed_layout=True), controls,
-                    figsize=(10, 4.2))
+                    figsize=(10, 4.2), grid={"noise_var": list(NOISE_GRID), "length_scale": list(LENGTH_GRID)})
 
 
 def means_scrubber(values=NOISE_GRID, length_scale=1.0):
@@ -112,7 +112,9 @@ def online_explorer(t=10, demo=None):
     """A slider over the number of examples presented (0 ... two sweeps)."""
     demo = OnlineDemo() if demo is None else demo
     controls = {"t": slider(int(t), 0, demo.n_total, 1, "examples presented")}
-    return Explorer(demo.state, functools.partial(draw_online_state, fixed_layout=True), controls, figsize=(10, 4.2))
+    grid = {"t": [v for v in (0, 1, 5, 10, 20, 40, 60, 90, 120) if v <= demo.n_total]}  # static form
+    return Explorer(demo.state, functools.partial(draw_online_state, fixed_layout=True), controls, figsize=(10, 4.2),
+                    grid=grid)
 
 
 def online_scrubber(values=(1, 5, 10, 20, 40, 60, 90, 120), demo=None):

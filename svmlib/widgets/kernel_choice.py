@@ -77,7 +77,9 @@ def kernel_explorer(data=None):
         # C <= 10: beyond it SMO needs thousands of steps on this overlapping data (> 150 ms per event)
         "C": slider(1.0, -2, 1, 0.25, "C", log=True),
     }
-    return Explorer(model.compute, draw_kernel_boundary, controls, figsize=(6, 4.5))
+    # static form: RBF length scales x three C (27 frames)
+    grid = {"l": [0.1, 0.15, 0.2, 0.3, 0.5, 0.8, 1.2, 2.0, 3.0], "C": [0.1, 1.0, 10.0]}
+    return Explorer(model.compute, draw_kernel_boundary, controls, figsize=(6, 4.5), grid=grid)
 
 
 def kernel_scrubber(kernel="rbf", values=(0.1, 0.15, 0.2, 0.3, 0.5, 0.8, 1.2, 2.0, 3.0), C=1.0):

@@ -32,7 +32,7 @@ def epsilon_explorer(eps=1e-1):
     """A log slider for eps (1e-8 ... 1e3): predictions and the gap of the lemma."""
     controls = {"eps": slider(float(eps), -8, 3, 0.25, "ε (bias prior precision)", log=True)}
     return Explorer(epsilon_convergence, functools.partial(draw_epsilon_convergence, fixed_layout=True), controls,
-                    figsize=(10, 3.8))
+                    figsize=(10, 3.8), grid={"eps": [float(10.0 ** e) for e in range(3, -9, -1)]})
 
 
 def epsilon_scrubber(values=None):
@@ -54,7 +54,9 @@ def sinc_explorer(c=1.0, gamma=1.0, n=N_WIDGET):
         "gamma": slider(float(gamma), -2, 3, 0.25, "γ", log=True),
     }
     draw = functools.partial(draw_sinc_bands, fixed_layout=True, sd_panel=False)
-    return Explorer(functools.partial(_sinc_compute, n=n), draw, controls, figsize=(11, 3.4), caption=sinc_caption)
+    grid = {"c": [0.3, 0.5, 1.0, 2.0, 3.0], "gamma": [0.1, 1.0, 10.0]}  # static form (15 frames)
+    return Explorer(functools.partial(_sinc_compute, n=n), draw, controls, figsize=(11, 3.4), caption=sinc_caption,
+                    grid=grid)
 
 
 def sinc_scrubber(values=(0.3, 0.5, 1.0, 2.0, 3.0), gamma=1.0, n=N_WIDGET):

@@ -68,7 +68,9 @@ def margin_explorer(X=None, y=None, *, angle=60.0, offset=0.0):
         "angle": slider(float(angle), 0.0, 360.0, 1.0, "angle of w (deg)"),
         "offset": slider(float(offset), -3.0, 3.0, 0.05, "offset"),
     }
-    return Explorer(model.compute, draw_margin, controls, figsize=(9, 4))
+    # static form: 12 directions x 3 offsets (36 frames, ~0.3 MB)
+    grid = {"angle": [float(a) for a in range(0, 360, 30)], "offset": [-1.0, 0.0, 1.0]}
+    return Explorer(model.compute, draw_margin, controls, figsize=(9, 4), grid=grid)
 
 
 def margin_scrubber(angles=None, X=None, y=None):

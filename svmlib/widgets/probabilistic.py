@@ -57,7 +57,7 @@ def prior_explorer(**defaults):
     for kernel in KERNELS:  # precompute: a kernel switch then only rescales and draws
         _unit_draw(kernel, float(v["l"]), 30, 0)
     return Explorer(prior_sample_state, draw_prior_sample, controls,
-                    figsize=(9, 4),
+                    figsize=(9, 4), grid={"K0": [0.3, 1.0, 3.0, 10.0], "l": [0.05, 0.1, 0.2, 0.4]},
                     caption=lambda s: f"share of the square in the uncertainty gap |theta| < 1: {s['gap_share']:.2f}")
 
 

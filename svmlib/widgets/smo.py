@@ -90,7 +90,8 @@ def smo_explorer(X=None, y=None):
         "C": dropdown(list(C_VALUES), 1.0, "C"),
         "step": slider(0, 0, max_steps, 1, "SMO step"),
     }
-    return Explorer(model.compute, draw_smo_step, controls, figsize=(11, 3.8))
+    grid = {"step": list(range(model.n_steps(1.0) + 1))}  # static form: every step at C = 1
+    return Explorer(model.compute, draw_smo_step, controls, figsize=(11, 3.8), grid=grid)
 
 
 def smo_scrubber(C=1.0, X=None, y=None):

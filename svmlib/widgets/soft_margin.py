@@ -86,7 +86,8 @@ def soft_margin_explorer(X=None, y=None):
         "batch": dropdown(list(BATCHES), "full batch", "batch"),
         "epochs": slider(50, 0, MAX_EPOCHS, 1, "epochs"),
     }
-    return Explorer(model.compute, draw_soft_margin, controls, figsize=(9, 4))
+    grid = {"epochs": [0, 1, 2, 3, 5, 8, 12, 20, 30, 50, 80, 150]}  # static form
+    return Explorer(model.compute, draw_soft_margin, controls, figsize=(9, 4), grid=grid)
 
 
 def soft_margin_scrubber(epochs=(0, 1, 2, 3, 5, 8, 12, 20, 30, 50, 80, 150), **fixed):
