@@ -49,7 +49,6 @@ from sklearn.utils.validation import check_is_fitted
 from ._threads import blas_single_thread
 from ._validation import (
     check_bool,
-    check_inputs,
     check_kernel_matrix,
     check_positive,
     check_predict_inputs,

@@ -32,7 +32,6 @@ from scipy import linalg
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
 
 from ._threads import blas_single_thread
 from ._validation import (
@@ -685,12 +684,20 @@ class NoBiasSVC(ClassifierMixin, BaseEstimator):
         self.kernel = kernel
         self.tol = tol
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # an SVM separates two classes
+        return tags
+
     def fit(self, X, y):
+        X_raw = X
         X, y_pm, classes = check_data(X, y)
+        set_feature_info(self, X_raw)  # n_features_in_, and feature_names_in_ for a DataFrame
         C = check_C(self.C, allow_inf=False)
+        tol = check_tol(self.tol)
         kern = make_kernel(self.kernel)
         K = kern(X)
-        sol = solve_no_bias_dual(K, y_pm, C, tol=self.tol)
+        sol = solve_no_bias_dual(K, y_pm, C, tol=tol)
         self.kernel_ = kern
         self.classes_ = classes
         self.X_fit_ = X
@@ -702,15 +709,11 @@ class NoBiasSVC(ClassifierMixin, BaseEstimator):
         self.theta_train_ = K @ (sol.alpha * y_pm)
         self.n_iter_ = sol.n_iter
         self.converged_ = sol.converged
-        self.n_features_in_ = X.shape[1]
         return self
 
     def decision_function(self, X):
         """The MAP latent function :math:`\\theta^*(x)` (the bias included via ``B2``)."""
-        check_is_fitted(self, "alpha_")
-        X = check_inputs(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features; the model was fitted with {self.n_features_in_}.")
+        X = check_predict_inputs(self, X)  # fitted, finite, same features (names and order) as in fit
         sv = self.support_
         return self.kernel_(X, self.X_fit_[sv]) @ self.dual_coef_[0]
 

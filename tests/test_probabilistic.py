@@ -295,3 +295,16 @@ def test_exact_finish_agrees_with_the_foundations_smo_and_satisfies_kkt_to_round
         grad = 1.0 - Q @ exact.alpha
         proj = np.where(exact.alpha <= 0, np.maximum(grad, 0), np.where(exact.alpha >= C, np.minimum(grad, 0), grad))
         assert np.abs(proj).max() < 1e-9 < smo.kkt_violation    # exact to round-off; SMO only to its tol
+
+
+def test_no_bias_svc_feature_names_and_tol_validation():
+    pd = pytest.importorskip("pandas")
+    X, y = _toy()
+    df = pd.DataFrame(X, columns=["p", "q"])
+    model = pr.NoBiasSVC(C=2.0, kernel=RBF(l=1.0, B2=1.0)).fit(df, y)
+    np.testing.assert_array_equal(model.feature_names_in_, ["p", "q"])
+    # reordered columns used to be accepted silently (and change the predictions)
+    with pytest.raises(ValueError, match="feature names"):
+        model.predict(df[["q", "p"]])
+    with pytest.raises(ValueError, match="tol must be finite and > 0"):
+        pr.NoBiasSVC(tol=-1e-3).fit(X, y)

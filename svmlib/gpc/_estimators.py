@@ -9,7 +9,6 @@ from scipy import linalg
 from scipy.special import ndtr
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
 
 from .._threads import blas_single_thread
 from .._validation import (
