@@ -5,9 +5,9 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._validation import check_data, check_inputs
+from .._validation import check_bool, check_data, check_predict_inputs, set_feature_info
 from ..kernels import RBF, make_kernel
 from ._hardmargin import JITTER
 from ._montecarlo import monte_carlo_bootstrap
@@ -43,30 +43,69 @@ def efron_632(bootstrap_error, training_error=0.0):
     """Efron's 0.632 estimate: 0.368 * training error + 0.632 * bootstrap error at S = N.
 
     The hard-margin SVM has zero training error, so it is 0.632 times eq. (boot-error).
+
+    Examples
+    --------
+    >>> from svmlib.bootstrap import efron_632
+    >>> efron_632(0.05)  # a hard margin has zero training error
+    0.0316
+    >>> round(efron_632(0.05, training_error=0.01), 5)
+    0.03528
     """
     return 0.368 * float(training_error) + 0.632 * float(bootstrap_error)
 
 
-class _BootstrapBase(BaseEstimator):
+class _BootstrapBase(ClassifierMixin, BaseEstimator):
+    """Shared part of the two bootstrap estimators.
+
+    Both are *error estimators* first (``error_``: the bootstrapped test error of the hard-margin
+    SVM without bias), and also classifiers: the bootstrap average of the SVM's decisions -- a
+    bagged hard-margin SVM -- predicts the class more often chosen over bootstrap samples.
+    ``predict_proba`` is that fraction, ``predict`` its majority and ``score`` (accuracy, from
+    ``ClassifierMixin``) makes them usable in ``cross_val_score`` and pipelines.
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # a hard-margin SVM separates two classes
+        return tags
+
     def _prepare(self, X, y):
-        X, y, _ = check_data(X, y)
-        X, y, keep = distinct_inputs(X, y, self.deduplicate)
+        X_raw = X
+        X, y, classes = check_data(X, y)
+        set_feature_info(self, X_raw)  # n_features_in_, and feature_names_in_ for a DataFrame
+        self.deduplicate_ = check_bool(self.deduplicate, "deduplicate")
+        X, y, keep = distinct_inputs(X, y, self.deduplicate_)
+        if np.unique(y).size < 2:
+            raise ValueError("After removing duplicated inputs only one class is left; the bootstrap "
+                             "needs examples of both classes.")
         # default: the chapter's "broad" RBF, length scale sqrt(d) on standardised inputs
         self.kernel_ = RBF(l=np.sqrt(X.shape[1])) if self.kernel is None else make_kernel(self.kernel)
+        self.classes_ = classes
         self.X_fit_, self.y_fit_, self.kept_index_ = X, y, keep
         return X, y, self.kernel_(X)
 
     def _kernel_new(self, X_new):
-        if not hasattr(self, "X_fit_"):
-            raise ValueError(f"This {type(self).__name__} is not fitted yet; call fit(X, y) first.")
-        X_new = check_inputs(X_new, name="X_new")
-        if X_new.shape[1] != self.X_fit_.shape[1]:
-            raise ValueError(f"X_new has {X_new.shape[1]} features, the training inputs {self.X_fit_.shape[1]}.")
+        X_new = check_predict_inputs(self, X_new, name="X_new")  # NotFittedError before fit
         return self.kernel_(X_new, self.X_fit_), self.kernel_.diag(X_new)
+
+    def decision_function(self, X):
+        """``P(+1) - P(-1)`` over bootstrap samples: in [-1, 1], positive where +1 is the majority."""
+        p = self.predict_proba(X)
+        return p[:, 1] - p[:, 0]
+
+    def predict(self, X):
+        """The class the bootstrap SVMs choose more often (the bagged hard-margin SVM)."""
+        d = self.decision_function(X)  # first: NotFittedError before fit
+        return self.classes_[(d > 0).astype(int)]
 
 
 class ReplicaBootstrap(_BootstrapBase):
     """Replica/adaptive-TAP approximation of the bootstrapped hard-margin SVM (no bias).
+
+    An error estimator (``error_``, ``error_632_``) that is also a classifier: ``predict_proba``
+    is the (Gaussian) bootstrap probability of each decision, ``predict`` the bagged SVM's
+    majority and ``score`` its accuracy.
 
     Parameters
     ----------
@@ -89,6 +128,19 @@ class ReplicaBootstrap(_BootstrapBase):
         samples that leave it out.
     solution_ : ReplicaSolution
     n_iter_, converged_, residual_
+
+    Examples
+    --------
+    >>> from svmlib.bootstrap import ReplicaBootstrap
+    >>> from svmlib.datasets import load_crabs
+    >>> crabs = load_crabs("species")
+    >>> est = ReplicaBootstrap().fit(crabs.X, crabs.y)  # broad RBF kernel, S = N
+    >>> print(f"error {est.error_:.4f}, 0.632 estimate {est.error_632_:.4f}")
+    error 0.0042, 0.632 estimate 0.0027
+    >>> slope = est.error_gradient()  # d error / d ln l, by implicit differentiation (eq. boot-implicit)
+    >>> mean, var = est.field_distribution(crabs.X[:3])  # eq. (boot-field-new)
+    >>> est.predict_proba(crabs.X[:3]).shape
+    (3, 2)
     """
 
     def __init__(self, kernel=None, S_over_N=1.0, *, tol=1e-8, max_iter=500, dampings=(1.0, 0.5, 0.2),
@@ -144,16 +196,23 @@ class ReplicaBootstrap(_BootstrapBase):
         return mean, var
 
     def predict_proba(self, X_new):
-        """Bootstrap probabilities of predicting -1 and +1 at new inputs, columns (P(-1), P(+1))."""
+        """Bootstrap probabilities of predicting -1 and +1 at new inputs, columns (P(-1), P(+1)).
+
+        Columns follow ``classes_`` (the first class is mapped to -1).
+        """
         from scipy.special import ndtr
 
         mean, var = self.field_distribution(X_new)
-        p_minus = ndtr(-mean / np.sqrt(var))
+        p_minus = ndtr(-mean / np.sqrt(np.maximum(var, 1e-300)))
         return np.column_stack([p_minus, 1 - p_minus])
 
 
 class MonteCarloBootstrap(_BootstrapBase):
     """Monte Carlo bootstrap of the hard-margin SVM without bias (retrains per sample).
+
+    An error estimator (``error_``, ``error_se_``) that is also a classifier: ``predict_proba``
+    is the fraction of bootstrap SVMs choosing each class, ``predict`` their majority (bagging)
+    and ``score`` its accuracy.
 
     Parameters
     ----------
@@ -173,6 +232,15 @@ class MonteCarloBootstrap(_BootstrapBase):
         Bootstrapped test error and its standard error.
     result_ : MonteCarloResult
         Occupations, per-sample coefficients and fields at the training inputs.
+
+    Examples
+    --------
+    >>> from svmlib.bootstrap import MonteCarloBootstrap
+    >>> from svmlib.datasets import load_crabs
+    >>> crabs = load_crabs("species")
+    >>> est = MonteCarloBootstrap(n_samples=100, random_state=0).fit(crabs.X, crabs.y)
+    >>> print(f"error {est.error_:.4f} +- {est.error_se_:.4f}")
+    error 0.0038 +- 0.0007
     """
 
     def __init__(self, kernel=None, S_over_N=1.0, n_samples=500, *, sampling="poisson", n_jobs=None,
@@ -199,3 +267,12 @@ class MonteCarloBootstrap(_BootstrapBase):
         """Fields of every bootstrap SVM at new inputs, shape (n_samples, n_new)."""
         K_new, _ = self._kernel_new(X_new)
         return self.result_.coef @ K_new.T
+
+    def predict_proba(self, X_new):
+        """Fractions of bootstrap SVMs predicting -1 and +1 at new inputs, columns as ``classes_``.
+
+        A field of exactly 0 counts half for each class.
+        """
+        f = self.field_samples(X_new)
+        p_plus = np.mean(f > 0, axis=0) + 0.5 * np.mean(f == 0, axis=0)
+        return np.column_stack([1.0 - p_plus, p_plus])
