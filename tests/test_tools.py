@@ -105,3 +105,23 @@ def test_stored_notebook_guard(chapter, tmp_path):
     nbformat.write(chapter, path)
     found = guard.problems(path)
     assert any("never executed" in p for p in found) and any("ValueError" in p for p in found)
+
+
+def test_runner_collapses_solution_code_and_student_copy_opens_it(chapter):
+    runner = _load("run_notebooks")
+    nb = runner.normalise(nbformat.from_dict(json.loads(json.dumps(chapter))))
+    code = nb.cells[2]
+    assert code.metadata["jupyter"] == {"source_hidden": True, "outputs_hidden": True}
+    # JupyterLab previews a collapsed cell's first line: it must not be the answer
+    assert code.source.splitlines()[0].startswith("#") and "answer = 2 / 3" in code.source
+    assert "jupyter" not in nb.cells[5].metadata  # ordinary cells untouched
+    assert "jupyter" not in nb.cells[1].metadata  # markdown: jupyterlab-myst collapses the dropdown
+    again = runner.normalise(nbformat.from_dict(json.loads(json.dumps(nb))))
+    assert nbformat.writes(again) == nbformat.writes(nb)  # idempotent: --check stays clean
+    student = _load("make_student_notebooks").studentise(nb)
+    assert "jupyter" not in student.cells[2].metadata and student.cells[2].source.startswith("# Your solution")
+
+
+def test_runner_sets_the_book_build_switch():
+    runner = _load("run_notebooks")
+    assert runner.ENV["SVMLIB_BOOK_BUILD"] == "1"  # explorers store their static form

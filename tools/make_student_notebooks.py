@@ -35,6 +35,7 @@ def studentise(nb):
     for cell in nb.cells:
         tags = cell.metadata.get("tags", [])
         if SOLUTION_TAG in tags:
+            cell.metadata.pop("jupyter", None)  # the book collapses solutions; the student's answer cell is open
             if cell.cell_type == "code":
                 cell.source = CODE_PLACEHOLDER
             else:

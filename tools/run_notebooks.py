@@ -55,11 +55,20 @@ SOLUTION_TAG = "solution"
 HIDDEN = {"source_hidden": True, "outputs_hidden": True}
 
 
+SOLUTION_FIRST_LINE = "# Solution (collapsed when the notebook is opened)"
+
+
 def hide_solutions(nb):
-    """Collapse the code cells of solutions in JupyterLab (cell metadata ``jupyter``)."""
+    """Collapse the code cells of solutions in JupyterLab (cell metadata ``jupyter``).
+
+    A collapsed cell still shows its first line in JupyterLab 4, so a solution whose first
+    line is code (``check(0.6, 0.8)``) would give the answer away: it gets a comment line first.
+    """
     for cell in nb.cells:
         if cell.cell_type == "code" and SOLUTION_TAG in cell.metadata.get("tags", []):
             cell.metadata["jupyter"] = dict(HIDDEN)
+            if not cell.source.lstrip().startswith("#"):
+                cell.source = SOLUTION_FIRST_LINE + "\n" + cell.source
     return nb
 
 
