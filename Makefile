@@ -29,7 +29,7 @@ book: $(STAMP)
 test: pytest check-notebooks nbval
 
 pytest: $(STAMP)
-	$(PY) -m pytest tests -q --cov=svmlib --cov-report=term-missing:skip-covered
+	$(PY) -m pytest tests svmlib --doctest-modules -q --cov=svmlib --cov-report=term-missing:skip-covered  # + docstring Examples
 
 check-notebooks: $(STAMP)
 	$(PY) tools/notebook_setup.py --check

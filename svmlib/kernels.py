@@ -38,7 +38,19 @@ __all__ = [
 
 
 class Kernel(BaseEstimator):
-    """Base class: ``K(x, x') = K0 * k(x, x') + B2``; subclasses define ``k``."""
+    """Base class: ``K(x, x') = K0 * k(x, x') + B2``; subclasses define ``k``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.kernels import RBF
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
+    >>> kernel = RBF(l=1.0, K0=2.0, B2=0.5)  # K = K0 k + B2
+    >>> kernel(X).shape, kernel(X, X[:1]).shape
+    ((3, 3), (3, 1))
+    >>> kernel.diag(X).tolist()  # K0 + B2 on the diagonal
+    [2.5, 2.5, 2.5]
+    """
 
     def __call__(self, X, Y=None):
         X, Y = self._check_pair(X, Y)
@@ -73,7 +85,15 @@ class Kernel(BaseEstimator):
 
 
 class Linear(Kernel):
-    r"""Linear kernel :math:`K(x, x') = K_0\, x \cdot x' + B^2`."""
+    r"""Linear kernel :math:`K(x, x') = K_0\, x \cdot x' + B^2`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.kernels import Linear
+    >>> Linear()(np.array([[1.0, 2.0]]), np.array([[3.0, 4.0]])).tolist()
+    [[11.0]]
+    """
 
     def __init__(self, K0=1.0, B2=0.0):
         self.K0 = K0
@@ -91,6 +111,13 @@ class Polynomial(Kernel):
 
     ``p`` is a positive integer degree, ``c0 >= 0`` the offset
     (``c0 = 1, p = 2`` is the tutorial's :math:`(1 + x \cdot x')^2`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.kernels import Polynomial
+    >>> Polynomial(p=2, c0=1.0)(np.array([[1.0, 2.0]]), np.array([[3.0, 4.0]])).tolist()  # (1 + 11)^2
+    [[144.0]]
     """
 
     def __init__(self, p=2, c0=1.0, K0=1.0, B2=0.0):
@@ -134,6 +161,16 @@ class RBF(_Stationary):
     .. math:: K(x, x') = K_0 \exp\!\Big(-\sum_d \frac{(x_d - x'_d)^2}{2 l_d^2}\Big) + B^2 ,
 
     with one length scale ``l`` or one per input dimension (automatic relevance determination).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.kernels import RBF
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0]])
+    >>> print(f"{RBF(l=1.0)(X)[0, 1]:.5f}")  # exp(-1/2)
+    0.60653
+    >>> print(f"{RBF(l=[1.0, 10.0])(X)[0, 1]:.5f}")  # one length scale per dimension
+    0.60653
     """
 
     def __init__(self, l=1.0, K0=1.0, B2=0.0):
@@ -151,6 +188,19 @@ class RBF(_Stationary):
         Returns an array of shape ``(n_l, n, n)``: one slice per length scale
         (``n_l = 1`` for a single shared ``l``). Used for evidence and
         free-energy hypergradients.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from svmlib.kernels import RBF
+        >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
+        >>> dK = RBF(l=1.0).grad_log_l(X)
+        >>> h = 1e-6  # against a central difference in ln l
+        >>> fd = (RBF(l=np.exp(h))(X) - RBF(l=np.exp(-h))(X)) / (2 * h)
+        >>> dK.shape, bool(np.allclose(dK[0], fd, atol=1e-8))
+        ((1, 3, 3), True)
+        >>> RBF(l=[1.0, 1.0]).grad_log_l(X).shape  # one slice per length scale
+        (2, 3, 3)
         """
         X = check_inputs(X)
         K0 = check_positive(self.K0, "K0")
@@ -168,6 +218,13 @@ class OrnsteinUhlenbeck(_Stationary):
     .. math:: K(x, x') = K_0 \exp(-|x - x'| / l) + B^2 .
 
     Its sample paths are continuous but nowhere differentiable: rough decision boundaries.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.kernels import OrnsteinUhlenbeck
+    >>> print(f"{OrnsteinUhlenbeck(l=2.0)(np.array([[0.0]]), np.array([[2.0]]))[0, 0]:.5f}")  # exp(-1)
+    0.36788
     """
 
     def __init__(self, l=1.0, K0=1.0, B2=0.0):
@@ -185,6 +242,14 @@ class UserKernel(Kernel):
 
     The returned shape and finiteness are checked, so a wrong kernel fails with a
     clear message rather than deep inside a solver.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.kernels import UserKernel
+    >>> cubic = UserKernel(lambda X, Y: (X @ Y.T) ** 3)
+    >>> cubic(np.array([[1.0], [2.0]])).tolist()
+    [[1.0, 8.0], [8.0, 64.0]]
     """
 
     def __init__(self, k, K0=1.0, B2=0.0):
@@ -213,6 +278,15 @@ def make_kernel(kernel, **params):
 
     ``kernel`` may be a Kernel (returned as is), a name (``'linear'``, ``'poly'``,
     ``'rbf'``, ``'ou'``; ``params`` go to its constructor) or a callable ``k(X, Y)``.
+
+    Examples
+    --------
+    >>> from svmlib.kernels import RBF, make_kernel
+    >>> make_kernel("rbf", l=2.0)
+    RBF(l=2.0)
+    >>> kernel = RBF(l=0.5)
+    >>> make_kernel(kernel) is kernel
+    True
     """
     if isinstance(kernel, Kernel):
         if params:
@@ -233,12 +307,28 @@ def make_kernel(kernel, **params):
 
 
 def gram(kernel, X, Y=None):
-    """Gram matrix ``K(X, Y)`` of any kernel :func:`make_kernel` accepts."""
+    """Gram matrix ``K(X, Y)`` of any kernel :func:`make_kernel` accepts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.kernels import gram
+    >>> gram("linear", np.array([[1.0, 0.0], [1.0, 1.0]])).tolist()
+    [[1.0, 1.0], [1.0, 2.0]]
+    """
     return make_kernel(kernel)(X, Y)
 
 
 def min_eigenvalue(K):
-    """Smallest eigenvalue of the symmetric part of a square matrix."""
+    """Smallest eigenvalue of the symmetric part of a square matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.kernels import min_eigenvalue
+    >>> round(min_eigenvalue(np.array([[2.0, 1.0], [1.0, 2.0]])), 12)
+    1.0
+    """
     K = check_kernel_matrix(K, np.shape(K)[0] if np.ndim(K) == 2 else -1, name="K")
     return float(np.linalg.eigvalsh(0.5 * (K + K.T))[0])
 
@@ -250,6 +340,14 @@ def is_psd(K, tol=None):
     negative; the default tolerance ``tol = n * eps * max|K|`` scales with the
     size and magnitude of ``K`` (the bound on eigenvalue error of a symmetric
     eigensolver).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.kernels import RBF, is_psd
+    >>> X = np.random.default_rng(0).normal(size=(20, 2))
+    >>> bool(is_psd(RBF(l=1.0)(X))), bool(is_psd(np.array([[1.0, 2.0], [2.0, 1.0]])))  # eigenvalues 3 and -1
+    (True, False)
     """
     K = np.asarray(K, dtype=float)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
@@ -271,6 +369,15 @@ def poly2_feature_map(X):
 
     so that :math:`\phi(x) \cdot \phi(x') = (1 + x \cdot x')^2` (the tutorial's
     kernel-trick example).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.kernels import Polynomial, poly2_feature_map
+    >>> X = np.array([[1.0, 2.0], [-0.5, 3.0]])
+    >>> Phi = poly2_feature_map(X)
+    >>> Phi.shape, bool(np.allclose(Phi @ Phi.T, Polynomial(p=2, c0=1.0)(X)))  # the kernel trick
+    ((2, 6), True)
     """
     X = check_inputs(X)
     if X.shape[1] != 2:
