@@ -727,7 +727,7 @@ def _check_box(C, sample_weight, y, fit_intercept):
     if fit_intercept and np.unique(y[w > 0]).size < 2:
         raise ValueError("With a bias both classes need a point of positive weight (sample_weight / "
                          "class_weight); all weighted points belong to one class.")
-    return np.where(w > 0, C * w, 0.0) if np.isinf(C) else C * w
+    return np.where(w > 0, C, 0.0) if np.isinf(C) else C * w
 
 
 def _prepare(K, y, C, fit_intercept, tol, max_iter, alpha0, sample_weight=None):

@@ -426,3 +426,312 @@ def _expected_failed(estimator):
 @parametrize_with_checks([DualSVC(), DualSVC(fit_intercept=False)], expected_failed_checks=_expected_failed)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+# ------------------------------------------- kernel rows on demand (issue 18)
+from svmlib.dual import HARD_MAX_ITER, KernelRowCache  # noqa: E402
+from svmlib.kernels import UserKernel  # noqa: E402
+
+
+def _low_rank():
+    """300 points in 2-D with Linear(B2=1): a Gram matrix of rank 3 (n >> d, libsvm's worst case)."""
+    X, y = make_blobs2d(300, separation=1.5, random_state=4)
+    return X, y, Linear(B2=1.0)
+
+
+ROW_CASES = {
+    "rbf": lambda: (*_ring(), RBF(l=2.0)),
+    "linear": lambda: (*_blobs(), Linear()),
+    "poly": lambda: (*_ring(), Polynomial(p=3, c0=1.0, K0=0.1)),
+    "low_rank": _low_rank,
+    "user": lambda: (*_ring(), UserKernel(lambda A, B: np.exp(-np.abs(A[:, None, :] - B[None]).sum(-1) / 3))),
+}
+
+
+@pytest.mark.parametrize("name", ROW_CASES)
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_row_cache_equals_full_gram(name, fit_intercept):
+    """The cached solver takes the full-Gram solver's steps, with a cache of a few rows only."""
+    X, y, kern = ROW_CASES[name]()
+    K = kern(X)
+    full = solve_dual(K, y, 1.0, tol=TIGHT, fit_intercept=fit_intercept)
+    rows = KernelRowCache(kern, X, cache_size=4 * 8 * len(y) / 2**20)  # room for 4 rows
+    cached = solve_dual(rows, y, 1.0, tol=TIGHT, fit_intercept=fit_intercept)
+    assert rows.buffer.shape[0] == 4 and rows.misses > 4  # rows were dropped (and recomputed)
+    assert cached.converged
+    # Rows of the RBF and the user kernel are the kernel's own arithmetic, bit for bit: same path.
+    # Linear/polynomial rows come from a matrix-vector product (other summation order than the
+    # matrix product, ~1e-16 relative), so the paths may part at a near-tie; both stop at a KKT
+    # violation below 1e-8, so the objectives agree to ~1e-8 relative (1e-7 for round-off).
+    if name in ("rbf", "user"):
+        np.testing.assert_array_equal(cached.alpha, full.alpha)
+        assert cached.n_iter == full.n_iter
+    assert cached.objective == pytest.approx(full.objective, rel=1e-7)
+    # the running v at the end equals the recomputed decision values to round-off
+    np.testing.assert_allclose(cached.decision, full.decision, atol=1e-5)
+    assert cached.kkt_violation < TIGHT
+    if fit_intercept:
+        _, alpha_ref = _libsvm(K, y, 1.0)
+        W_ref = _dual_objective(alpha_ref, y, K)
+        assert abs(cached.objective - W_ref) <= 1e-6 * abs(W_ref)  # as test_matches_libsvm
+        if name != "low_rank":  # a rank-3 Gram matrix leaves alpha non-unique; f is unique
+            np.testing.assert_allclose(cached.alpha, alpha_ref, atol=1e-4)
+        np.testing.assert_allclose(cached.decision, _libsvm(K, y, 1.0)[0].decision_function(K), atol=1e-4)
+
+
+def test_estimator_uses_row_cache_and_bounded_memory():
+    """DualSVC no longer forms the n x n Gram matrix (72 MB at n = 3000)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(3000, 4))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=3000) > 0, 1, 0)
+    clf = DualSVC(C=1.0, kernel=RBF(l=2.0), cache_size=4.0)
+    tracemalloc.start()
+    try:
+        clf.fit(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # 4 MB of cached rows plus O(n) vectors and the sampled symmetry check (2 x 32 x n);
+    # the full Gram matrix alone would be 72 MB
+    assert peak < 12e6, peak
+    ref = SVC(C=1.0, gamma=1 / 8, tol=1e-3).fit(X, y)
+    assert np.mean(clf.predict(X) == ref.predict(X)) > 0.995  # same optimum to tol = 1e-3
+
+
+def test_row_cache_checks():
+    X, y = _blobs()
+    with pytest.raises(ValueError, match="cache_size"):
+        DualSVC(cache_size=0).fit(X, y)
+    with pytest.raises(TypeError, match="cache_size"):
+        DualSVC(cache_size="big").fit(X, y)
+    with pytest.raises(ValueError, match="symmetric"):
+        DualSVC(kernel=lambda A, B: A @ (B + 1).T).fit(X, y)
+    with pytest.raises(ValueError, match="holds 80 points"):
+        solve_dual(KernelRowCache(RBF(), X), y[:-1])
+    rows = KernelRowCache("linear", X, cache_size=1.0)
+    np.testing.assert_allclose(rows.full(), X @ X.T, atol=1e-12)
+    np.testing.assert_allclose(rows.dot(np.r_[1.0, np.zeros(79)]), X @ X[0], atol=1e-12)
+    np.testing.assert_array_equal(rows.dot(np.zeros(80)), np.zeros(80))
+
+
+# -------------------------------------------------- hard margin (issue 16)
+def _xor(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 2))
+    return X, np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_hard_margin_non_psd_kernel_raises(fit_intercept):
+    """Regression: -RBF gave alpha = inf, b = NaN and converged=True."""
+    X, y = _xor(30)
+    with pytest.raises(ValueError, match="positive semi-definite"):
+        solve_dual(-RBF()(X), y, np.inf, fit_intercept=fit_intercept)
+    # an indefinite kernel with a positive diagonal: caught by a pair of negative curvature
+    K = RBF()(X) - 0.9 * Linear()(X)
+    assert np.linalg.eigvalsh(K)[0] < -1e-3
+    with pytest.raises(ValueError, match="positive semi-definite|infeasible"):
+        solve_dual(K, y, np.inf, fit_intercept=fit_intercept)
+    with pytest.raises(ValueError, match="positive semi-definite"):
+        DualSVC(C=np.inf, kernel=lambda A, B: -RBF()(A, B), fit_intercept=fit_intercept).fit(X, y)
+    # a soft margin on the same kernel stays finite (libsvm's tau fix), as before
+    sol = solve_dual(-RBF()(X), y, 1.0, fit_intercept=fit_intercept)
+    assert np.all(np.isfinite(sol.alpha)) and np.isfinite(sol.b)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_hard_margin_scale_free(fit_intercept):
+    """Regression: K scaled by 1e-20 froze SMO (absolute tau 1e-12 > every curvature)."""
+    X, y = make_blobs2d(60, separation=5.0, random_state=2)
+    K = Linear()(X)
+    ref = solve_dual(K, y, np.inf, tol=1e-9, fit_intercept=fit_intercept)
+    for scale in (1e-20, 1e20):
+        sol = solve_dual(scale * K, y, np.inf, tol=1e-9, fit_intercept=fit_intercept, max_iter=10_000)
+        assert sol.converged and sol.n_iter <= 2 * ref.n_iter + 10
+        np.testing.assert_array_equal(np.sign(sol.decision), np.sign(ref.decision))
+        # alpha scales as 1 / scale, f does not change
+        np.testing.assert_allclose(scale * sol.alpha, ref.alpha, rtol=1e-6, atol=1e-9 * ref.alpha.max())
+        np.testing.assert_allclose(sol.decision, ref.decision, atol=1e-6)
+
+
+def test_hard_margin_default_cap_ends_in_seconds():
+    """Regression: the default cap was max(10**7, 100 n) steps (minutes); now 100,000 + 10 n."""
+    import time
+
+    X, y = _xor(40)
+    K = RBF(l=20.0)(X)  # separable (K has full rank) with a tiny margin: alphas ~ 1e8, SMO creeps
+    t0 = time.perf_counter()
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        sol = solve_dual(K, y, np.inf)
+    assert time.perf_counter() - t0 < 60  # ~4 s here; the old cap meant ~6 minutes
+    assert sol.n_iter == HARD_MAX_ITER + 10 * len(y) and not sol.converged
+    assert np.all(np.isfinite(sol.alpha)) and np.isfinite(sol.b)
+
+
+BAD_FEASIBLE = [
+    (np.eye(2), [0.0, 1.0], {}, ValueError, "-1"),
+    (np.eye(2), [1.0, -1.0, 1.0], {}, ValueError, "shape"),
+    (np.array([[1.0, np.nan], [np.nan, 1.0]]), [1.0, -1.0], {}, ValueError, "NaN"),
+    (np.array([[1.0, 0.5], [0.0, 1.0]]), [1.0, -1.0], {}, ValueError, "symmetric"),
+    (np.zeros((0, 0)), [1.0, -1.0], {}, ValueError, "shape"),
+    (np.zeros((0, 0)), [], {}, ValueError, "empty"),
+    (np.eye(2), [1.0, -1.0], {"fit_intercept": "no"}, TypeError, "True or False"),
+    ([["a", "b"], ["c", "d"]], [1.0, -1.0], {}, TypeError, "numeric"),
+]
+
+
+@pytest.mark.parametrize("K, y, kw, err, msg", BAD_FEASIBLE)
+def test_hard_margin_feasible_validates(K, y, kw, err, msg):
+    """Regression: wrong labels/lengths, NaN and asymmetric K were accepted; [] raised IndexError."""
+    with pytest.raises(err, match=msg):
+        hard_margin_feasible(K, np.asarray(y) if isinstance(y, list) and y and msg != "-1" else y, **kw)
+
+
+def test_hard_margin_feasible_accepts_lists():
+    """Regression: a list K raised AttributeError."""
+    assert hard_margin_feasible([[1.0, 0.0], [0.0, 1.0]], [1, -1]) is True
+    assert hard_margin_feasible([[1.0, 1.0], [1.0, 1.0]], [1, -1], fit_intercept=False) is False
+
+
+@pytest.mark.parametrize("bad", ["no", "yes", None, 2.5])
+def test_fit_intercept_must_be_bool(bad):
+    """Regression: fit_intercept='no' was treated as True."""
+    X, y = _blobs()
+    with pytest.raises(TypeError, match="fit_intercept"):
+        solve_dual(Linear()(X), y, fit_intercept=bad)
+    with pytest.raises(TypeError, match="fit_intercept"):
+        DualSVC(fit_intercept=bad).fit(X, y)
+
+
+@pytest.mark.parametrize("tol", [-1e-3, 0.0, np.nan])
+def test_tol_must_be_positive(tol):
+    X, y = _blobs()
+    with pytest.raises(ValueError, match="tol"):
+        solve_dual(Linear()(X), y, tol=tol)
+    with pytest.raises(ValueError, match="tol"):
+        DualSVC(tol=tol).fit(X, y)
+
+
+def test_feature_names_in():
+    """Regression: reordered DataFrame columns were accepted silently."""
+    pd = pytest.importorskip("pandas")
+    X, y = _ring()
+    df = pd.DataFrame(X, columns=[f"x{i}" for i in range(5)])
+    clf = DualSVC(kernel=RBF(l=2.0)).fit(df, y)
+    np.testing.assert_array_equal(clf.feature_names_in_, df.columns)
+    with pytest.warns(UserWarning, match="feature names"):  # scikit-learn's warning for an array
+        np.testing.assert_array_equal(clf.predict(df), clf.predict(X))
+    with pytest.raises(ValueError, match="feature names"):
+        clf.predict(df[df.columns[::-1]])
+    assert not hasattr(DualSVC(kernel=RBF(l=2.0)).fit(X, y), "feature_names_in_")
+
+
+# ------------------------------------- sample_weight / class_weight (issue 16)
+def _weighted_problem(data="ring"):
+    X, y = DATASETS[data]()
+    w = np.random.default_rng(7).uniform(0.2, 3.0, size=len(y))
+    w[:5] = 0.0  # zero weight: the point takes no part, as in libsvm
+    return X, y, w
+
+
+def _alpha_from_svc(clf, y, w=None):
+    # scikit-learn drops zero-weight points before libsvm sees them, and its support_ then
+    # indexes the remaining points (not the rows of X)
+    kept = np.arange(len(y)) if w is None else np.flatnonzero(w > 0)
+    alpha = np.zeros(len(y))
+    sv = kept[clf.support_]
+    alpha[sv] = clf.dual_coef_[0] * y[sv]
+    return alpha
+
+
+@pytest.mark.parametrize("kern", ["rbf", "linear", "poly"])
+def test_sample_weight_matches_libsvm(kern):
+    # (the linear kernel on the blobs: on the ring its optimum is degenerate, see CASES)
+    X, y, w = _weighted_problem("blobs" if kern == "linear" else "ring")
+    kernel, ref_kw = {"rbf": (RBF(l=2.0), dict(kernel="rbf", gamma=1 / 8)),
+                      "linear": (Linear(), dict(kernel="linear")),
+                      "poly": (Polynomial(p=2, c0=1.0), dict(kernel="poly", degree=2, gamma=1.0, coef0=1.0))}[kern]
+    ours = DualSVC(C=2.0, kernel=kernel, tol=TIGHT).fit(X, y, sample_weight=w)
+    ref = SVC(C=2.0, tol=TIGHT, **ref_kw).fit(X, y, sample_weight=w)
+    K = kernel(X)
+    alpha_ref = _alpha_from_svc(ref, y, w)
+    assert np.all(ours.alpha_ <= 2.0 * w + 1e-12) and not ours.alpha_[:5].any()
+    assert np.any(ours.alpha_ == 2.0 * w)  # some boxes are active: the weights matter
+    W_ref = _dual_objective(alpha_ref, y, K)
+    # both solvers stop at a KKT violation below 1e-8 (see test_matches_libsvm)
+    assert abs(ours.objective_ - W_ref) <= 1e-6 * abs(W_ref)
+    np.testing.assert_allclose(ours.alpha_, alpha_ref, atol=1e-4 * w.max())
+    X_test = np.random.default_rng(5).normal(size=(50, X.shape[1]))
+    np.testing.assert_allclose(ours.decision_function(X_test), ref.decision_function(X_test), atol=1e-4)
+    np.testing.assert_array_equal(ours.predict(X_test), ref.predict(X_test))
+
+
+@pytest.mark.parametrize("class_weight", [{-1.0: 0.2, 1.0: 5.0}, "balanced"])
+def test_class_weight_matches_libsvm(class_weight):
+    X, y = _ring()  # 1:2.4 imbalance
+    ours = DualSVC(C=1.0, kernel=RBF(l=2.0), tol=TIGHT, class_weight=class_weight).fit(X, y)
+    ref = SVC(C=1.0, gamma=1 / 8, tol=TIGHT, class_weight=class_weight).fit(X, y)
+    np.testing.assert_allclose(ours.class_weight_, ref.class_weight_)
+    K = RBF(l=2.0)(X)
+    alpha_ref = _alpha_from_svc(ref, y)
+    W_ref = _dual_objective(alpha_ref, y, K)
+    assert abs(ours.objective_ - W_ref) <= 1e-6 * abs(W_ref)
+    np.testing.assert_allclose(ours.alpha_, alpha_ref, atol=1e-4)
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+    plain = DualSVC(C=1.0, kernel=RBF(l=2.0), tol=TIGHT).fit(X, y)
+    assert not np.allclose(plain.decision_function(X), ours.decision_function(X), atol=1e-2)
+    # class weights times sample weights, as libsvm
+    w = np.random.default_rng(2).uniform(0.5, 2.0, size=len(y))
+    both = DualSVC(C=1.0, kernel=RBF(l=2.0), tol=TIGHT, class_weight=class_weight).fit(X, y, sample_weight=w)
+    ref2 = SVC(C=1.0, gamma=1 / 8, tol=TIGHT, class_weight=class_weight).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(both.decision_function(X), ref2.decision_function(X), atol=1e-4)
+
+
+def test_sample_weight_equals_repetition():
+    """A weight of 2 is a repeated point: the same f at the optimum (to the tight tolerance)."""
+    X, y = _blobs()
+    w = np.ones(len(y))
+    w[::4] = 2.0
+    weighted = DualSVC(C=1.0, kernel=RBF(), tol=1e-10).fit(X, y, sample_weight=w)
+    rep = np.r_[np.arange(len(y)), np.arange(0, len(y), 4)]
+    repeated = DualSVC(C=1.0, kernel=RBF(), tol=1e-10).fit(X[rep], y[rep])
+    np.testing.assert_allclose(weighted.decision_function(X), repeated.decision_function(X), atol=1e-7)
+    assert weighted.objective_ == pytest.approx(repeated.objective_, rel=1e-9)
+    unit = DualSVC(C=1.0, kernel=RBF(), tol=1e-10).fit(X, y, sample_weight=np.ones(len(y)))
+    np.testing.assert_array_equal(unit.alpha_, DualSVC(C=1.0, kernel=RBF(), tol=1e-10).fit(X, y).alpha_)
+
+
+BAD_WEIGHTS = [
+    ({}, np.r_[-1.0, np.ones(79)], ValueError, "non-negative|>= 0"),
+    ({}, np.ones(3), ValueError, "sample_weight"),
+    ({}, np.r_[np.nan, np.ones(79)], ValueError, "sample_weight"),
+    ({}, np.zeros(80), ValueError, "zero everywhere"),
+    ({"class_weight": {-1.0: 0.0, 1.0: 1.0}}, None, ValueError, "one class"),
+    ({"class_weight": "heavy"}, None, ValueError, "class_weight"),
+    ({"class_weight": {7: 1.0}}, None, ValueError, "class_weight"),
+]
+
+
+@pytest.mark.parametrize("params, w, err, msg", BAD_WEIGHTS)
+def test_bad_weights(params, w, err, msg):
+    X, y = _blobs()
+    with pytest.raises(err, match=msg):
+        DualSVC(**params).fit(X, y, sample_weight=w)
+
+
+def test_solve_dual_sample_weight_checks():
+    X, y = _blobs()
+    K = Linear()(X)
+    with pytest.raises(ValueError, match="shape"):
+        solve_dual(K, y, sample_weight=np.ones(3))
+    with pytest.raises(TypeError, match="sample_weight"):
+        solve_dual(K, y, sample_weight=["a"] * len(y))
+    with pytest.raises(ValueError, match="one class"):
+        solve_dual(K, y, sample_weight=(y > 0).astype(float))
+    # without a bias one weighted class is fine; a hard margin keeps C_i = inf for w_i > 0
+    sol = solve_dual(K + 1.0, y, np.inf, fit_intercept=False, sample_weight=(y > 0).astype(float))
+    assert not sol.alpha[y < 0].any()
+    with pytest.raises(ValueError, match="\\[0, C\\]"):
+        solve_dual(K, y, 1.0, alpha0=np.full(len(y), 0.5), fit_intercept=False, sample_weight=np.full(len(y), 0.1))
