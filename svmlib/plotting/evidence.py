@@ -15,7 +15,8 @@ from matplotlib.ticker import FixedLocator, NullLocator
 
 from ._style import drop_layout_engine
 
-__all__ = ["draw_toy_fit", "draw_evidence_curves", "draw_class_probability", "draw_evidence_state"]
+__all__ = ["draw_toy_fit", "draw_evidence_curves", "draw_class_probability", "draw_evidence_state",
+           "draw_sollich_fig2", "draw_normaliser"]
 
 #: ticks of the C axis (log scale): fixed, so no log locator runs on a redraw
 C_TICKS = (0.5, 1.0, 2.0, 5.0, 10.0)
@@ -84,3 +85,36 @@ def draw_evidence_state(fig, state, *, fixed_layout=False):
     draw_toy_fit(ax1, state["grid"], state["theta_true"], state["theta_svm"], state["X"], state["y"])
     draw_evidence_curves(ax2, state["C"], state["log_full"], state["log_naive"], state["C_true"])
     draw_class_probability(ax3, state["grid"], state["p_true"], state["p_svm"], legend=False)
+
+
+def draw_sollich_fig2(fig, grid, theta_true, theta_svm, X, y, C, log_full, log_naive, C_true, p_true, p_svm):
+    """Sollich's Fig. 2 as the seed lays it out: the target latent function, the SVM's theta* and the
+    data on the left (full height); the evidence against C top right (full and naive, shifted to
+    maximum 0); the true and the plug-in class probability bottom right."""
+    gs = fig.add_gridspec(2, 2, width_ratios=(1.15, 1.0))
+    ax_fit = fig.add_subplot(gs[:, 0])
+    ax_ev = fig.add_subplot(gs[0, 1])
+    ax_p = fig.add_subplot(gs[1, 1])
+    draw_toy_fit(ax_fit, grid, theta_true, theta_svm, X, y)
+    ax_fit.set_title("target and SVM", y=1.0)
+    draw_evidence_curves(ax_ev, C, log_full, log_naive, C_true)
+    ax_ev.set_xlabel("$C$ (with $CK_0$ fixed)")
+    ax_ev.set_ylabel("ln evidence $-$ max")
+    ax_ev.legend(loc="upper right")  # the curves fall away from the corner right of the maxima
+    draw_class_probability(ax_p, grid, p_true, p_svm)
+    ax_p.set_title("class probability at the evidence maximum", y=1.0)
+    return ax_fit, ax_ev, ax_p
+
+
+def draw_normaliser(ax, C, log_chain, se_chain, log_mc, n):
+    """ln <N^n> against C: the chained sampler with its error bar and plain Monte Carlo."""
+    ax.fill_between(C, np.asarray(log_chain) - 2 * np.asarray(se_chain), np.asarray(log_chain) + 2 * np.asarray(se_chain),
+                    color="C0", alpha=0.25, lw=0)
+    ax.plot(C, log_chain, "-", color="C0", label="chained sampler ($\pm 2$ s.e.)")
+    ax.plot(C, log_mc, "--", color="C1", label="plain Monte Carlo, 2000 draws")
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(FixedLocator(C_TICKS))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticklabels([f"{c:g}" for c in C_TICKS])
+    ax.set(xlabel="$C$ (with $CK_0 = 10$)", ylabel=f"$\\ln\\langle N^{{{n}}}\\rangle$", xlim=(C[0], C[-1]))
+    ax.legend(loc="lower left")
