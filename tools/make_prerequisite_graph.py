@@ -1,0 +1,81 @@
+#!/usr/bin/env python
+"""Draw the chapters' prerequisite graph for the teacher's guide.
+
+    python tools/make_prerequisite_graph.py     # writes book/figures/chapter_prerequisites.png
+
+The graph is data (``CHAPTERS``, ``PREREQUISITES`` below); re-run the script after changing it.
+Chapters are named by title, never by number: numbers come from _toc.yml and move when a
+chapter is inserted.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "book" / "figures" / "chapter_prerequisites.png"
+
+#: node -> (label, part, (x, y)) in figure coordinates (x: 0..1 left to right, y: 0..1 bottom to top)
+CHAPTERS = {
+    "01": ("Maximum-margin\nclassifiers", "I", (0.14, 0.84)),
+    "02": ("Soft margin and\nthe primal", "I", (0.14, 0.61)),
+    "03": ("Duality and SMO", "I", (0.14, 0.38)),
+    "04": ("Kernels", "I", (0.14, 0.15)),
+    "05": ("The SVM as a\nGaussian-process model", "II", (0.50, 0.50)),
+    "06": ("Evidence and\nerror bars", "II", (0.50, 0.84)),
+    "07": ("Mean-field GP\nclassification", "II", (0.50, 0.15)),
+    "08": ("The bootstrap without\nresampling (replicas)", "III", (0.86, 0.15)),
+    "09": ("LS-SVR and Bayesian\nRBF networks", "III", (0.86, 0.50)),
+}
+#: (prerequisite, chapter): read the prerequisite first. The toolkit appendix (not drawn) backs 06-08.
+PREREQUISITES = [
+    ("01", "02"), ("02", "03"), ("03", "04"),
+    ("04", "05"), ("02", "05"), ("05", "06"), ("05", "07"),
+    ("03", "08"), ("07", "08"), ("04", "09"), ("05", "09"),
+]
+BOX_W, BOX_H = 0.24, 0.13
+COLOURS = {"I": "#dbe9f6", "II": "#fde8cf", "III": "#e3f1dc", "A": "#eeeeee"}
+PART_NAMES = {"I": "Part I", "II": "Part II", "III": "Part III", "A": "Appendix"}
+
+
+def _border(centre, towards):
+    """Where the segment from a box's centre towards another point leaves the box."""
+    (x, y), (u, v) = centre, towards
+    dx, dy = u - x, v - y
+    t = min(BOX_W / 2 / abs(dx) if dx else float("inf"), BOX_H / 2 / abs(dy) if dy else float("inf"))
+    return x + t * dx * 1.04, y + t * dy * 1.04
+
+
+def draw(path=OUT):
+    fig = Figure(figsize=(9.0, 5.6), dpi=150)
+    ax = fig.add_axes([0, 0, 1, 1])
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0.02, 1)
+    ax.set_axis_off()
+    for key, (label, part, (x, y)) in CHAPTERS.items():
+        ax.add_patch(FancyBboxPatch((x - BOX_W / 2, y - BOX_H / 2), BOX_W, BOX_H, boxstyle="round,pad=0.005",
+                                    facecolor=COLOURS[part], edgecolor="0.3", linewidth=1.2))
+        ax.text(x, y, label, ha="center", va="center", fontsize=11)
+    for a, b in PREREQUISITES:
+        ca, cb = CHAPTERS[a][2], CHAPTERS[b][2]
+        ax.add_patch(FancyArrowPatch(_border(ca, cb), _border(cb, ca), arrowstyle="-|>", mutation_scale=16,
+                                     shrinkA=0, shrinkB=0, color="0.25", linewidth=1.3))
+    for i, part in enumerate(["I", "II", "III"]):
+        ax.add_patch(FancyBboxPatch((0.33 + 0.13 * i, 0.955), 0.025, 0.03, boxstyle="square,pad=0",
+                                    facecolor=COLOURS[part], edgecolor="0.3"))
+        ax.text(0.365 + 0.13 * i, 0.97, PART_NAMES[part], va="center", fontsize=11)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, facecolor="white", metadata={"Software": None})
+    return path
+
+
+if __name__ == "__main__":
+    print("wrote", draw())
+    sys.exit(0)
