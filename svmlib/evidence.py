@@ -29,7 +29,14 @@ from scipy import integrate, linalg
 from scipy.special import log_ndtr, logsumexp
 
 from ._threads import blas_single_thread
-from ._validation import check_C, check_inputs, check_positive, check_positive_int, check_random_state
+from ._validation import (
+    check_C,
+    check_inputs,
+    check_kernel_matrix,
+    check_positive,
+    check_positive_int,
+    check_random_state,
+)
 from .kernels import make_kernel
 from .probabilistic import (
     GridPrior,
@@ -67,10 +74,27 @@ def _check_labels(y):
     return y
 
 
-def _check_gram(K, n):
-    K = np.asarray(K, dtype=float)
+def _check_gram(K, n, *, psd=True):
+    """A finite, symmetric ``(n, n)`` kernel matrix; with ``psd`` also positive semi-definite.
+
+    The naive evidence integrates against the Gaussian prior ``N(theta | 0, K)``: a K that is not
+    PSD is no covariance. The test is a Cholesky factorisation of ``K + 1e-10 max(diag K) I``
+    (cheaper than eigenvalues; accepts a PSD K that is singular, e.g. duplicated inputs).
+    """
+    try:
+        K = np.asarray(K, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError("K must be a numeric (n, n) kernel matrix.") from None
     if K.shape != (n, n) or not np.all(np.isfinite(K)):
         raise ValueError(f"K must be the finite ({n}, {n}) kernel matrix of the {n} training inputs; got shape {K.shape}.")
+    check_kernel_matrix(K, n, symmetric=True)
+    if psd:
+        scale = float(np.max(np.abs(np.diag(K)), initial=0.0))
+        try:
+            linalg.cholesky(K + (1e-10 * scale + 1e-300) * np.eye(n), lower=True, check_finite=False)
+        except linalg.LinAlgError:
+            raise ValueError("K is not positive semi-definite: it is no covariance of a Gaussian prior. "
+                             "Use a valid kernel (svmlib.kernels).") from None
     return K
 
 
@@ -152,11 +176,16 @@ def exact_log_naive_evidence(K, y, C, *, epsrel=1e-7):
         return float(_log_inner(0.0, K[0, 0], C))
     a, last = slice(0, n - 1), n - 1
     Kaa = K[a, a]
-    w = linalg.solve(Kaa, K[a, last], assume_a="pos")        # E[theta_n | theta_a] = w . theta_a
+    singular = ValueError("K is (numerically) singular (duplicated inputs, or a kernel of too small "
+                          "scale): the exact integral needs a positive definite K.")
+    try:
+        chol = linalg.cholesky(Kaa, lower=True)
+        w = linalg.cho_solve((chol, True), K[a, last])      # E[theta_n | theta_a] = w . theta_a
+    except linalg.LinAlgError:
+        raise singular from None
     s2 = K[last, last] - K[last, a] @ w
-    if s2 <= 1e-12 * K[last, last]:
-        raise ValueError("K is (numerically) singular: the last input duplicates the others.")
-    chol = linalg.cholesky(Kaa, lower=True)
+    if not s2 > 1e-12 * K[last, last] or np.min(np.diag(chol)) <= 1e-8 * np.sqrt(np.max(np.diag(Kaa))):
+        raise singular
     log_norm_a = -0.5 * (n - 1) * np.log(2 * np.pi) - np.sum(np.log(np.diag(chol)))
     # the (n-1) x (n-1) prior precision, for cheap scalar evaluations inside nquad
     P = linalg.cho_solve((chol, True), np.eye(n - 1))
@@ -176,10 +205,12 @@ def exact_log_naive_evidence(K, y, C, *, epsrel=1e-7):
 
     sd = np.sqrt(np.diag(Kaa))
     ranges = [(-12 * s, 12 * s) for s in sd]
-    opts = [{"points": [y[i]] if abs(y[i]) < 12 * sd[i] else None, "epsrel": epsrel, "epsabs": 0.0, "limit": 200}
+    # break points only inside the range (quad refuses points=None)
+    opts = [{"epsrel": epsrel, "epsabs": 0.0, "limit": 200, **({"points": [y[i]]} if abs(y[i]) < 12 * sd[i] else {})}
             for i in range(n - 1)]
-    val, _ = integrate.nquad(f, ranges, opts=opts)
-    if not val > 0:
+    with np.errstate(over="ignore", under="ignore"):
+        val, _ = integrate.nquad(f, ranges, opts=opts)
+    if not (val > 0 and np.isfinite(val)):
         raise ValueError("The numerical integral vanished; C or K are too extreme for the reference integration.")
     return float(np.log(val) + ref)
 

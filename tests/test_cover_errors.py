@@ -209,7 +209,7 @@ def test_bootstrap_estimators_check_their_inputs(separable_blobs):
     with pytest.raises(ValueError, match="not fitted yet"):
         MonteCarloBootstrap().field_samples(X)
     fitted = ReplicaBootstrap(kernel=RBF(l=3.0)).fit(X, y)
-    with pytest.raises(ValueError, match="X_new has 1 features, the training inputs 2"):
+    with pytest.raises(ValueError, match="X has 1 features, but ReplicaBootstrap is expecting 2 features"):
         fitted.predict_proba(X[:, :1])
 
 

@@ -176,3 +176,24 @@ def test_evidence_curve_accepts_single_label_data_sets_from_the_model():
         ev.evidence_curve(X, np.ones(19), RBF(l=0.1), Cs, CK0=2.0, normaliser=None)
     with pytest.raises(ValueError, match="-1/\\+1"):
         ev.evidence_curve(X, np.zeros(20), RBF(l=0.1), Cs, CK0=2.0, normaliser=None)
+
+
+# --- issue 16: errors from inside scipy become clear ValueErrors ------------------------------
+
+def test_evidence_functions_fail_with_clear_messages_not_inside_scipy():
+    X = np.array([[0.0], [1.0], [2.0]])
+    y = np.array([1.0, -1.0, 1.0])
+    K = RBF(l=1.0)(X)
+    # a tiny-scale K: quadpack's TypeError (points=None) before; now the integral is computed
+    # and agrees with the Laplace estimate (theta ~ 0: both are n ln kappa - C n)
+    tiny = ev.exact_log_naive_evidence(K * 1e-20, y, 1.0)
+    assert tiny == pytest.approx(ev.log_naive_evidence(K * 1e-20, y, 1.0), abs=1e-6)
+    duplicates = RBF(l=1.0)(np.array([[0.0], [0.0], [1.0]]))
+    with pytest.raises(ValueError, match="singular"):           # was a LinAlgError
+        ev.exact_log_naive_evidence(duplicates, y, 1.0)
+    not_psd = np.array([[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    for fn in (ev.exact_log_naive_evidence, ev.log_naive_evidence):
+        with pytest.raises(ValueError, match="not positive semi-definite"):   # LinAlgError / a number
+            fn(not_psd, y, 1.0)
+        with pytest.raises(ValueError, match="symmetric"):
+            fn(K + np.triu(np.full((3, 3), 0.1), 1), y, 1.0)
