@@ -72,7 +72,7 @@ def test_distance_to_line_every_branch():
     assert ex_mm.check_distance_to_line(10 / np.sqrt(5))
     _wrong(ex_mm.check_distance_to_line(10.0), "functional margin")
     _wrong(ex_mm.check_distance_to_line(-10 / np.sqrt(5)), "wrong sign")
-    _wrong(ex_mm.check_distance_to_line(3.0), "project x - x0")
+    _wrong(ex_mm.check_distance_to_line(3.0), "Project x - x0")
 
 
 # ----------------------------------------------------------------------------- chapter 2

@@ -108,8 +108,11 @@ def test_lagrange_circle_marks_the_tangency_points():
     np.testing.assert_allclose(points[1], -expected)
     texts = " ".join(t.get_text() for t in ax.texts)
     assert "maximum" in texts and "minimum" in texts
-    assert ax.get_aspect() == 1.0 and ax.get_xlim() == (-1.6, 1.6)
-    assert len(_legend_texts(ax)) == 3
+    assert ax.get_aspect() == 1.0 and ax.get_xlim() == (-1.7, 1.7)
+    assert len(_legend_texts(ax)) == 4  # circle, grad f, grad g, level lines
+    # readable contour labels: one bold label per level line that crosses the axes, at least 10 pt
+    labels = [t for t in ax.texts if t.get_text().lstrip("-").isdigit()]
+    assert len(labels) >= 7 and all(t.get_fontsize() >= 10 and t.get_fontweight() == "bold" for t in labels)
 
 
 @pytest.mark.parametrize("C", [1.0, 3.0])

@@ -19,6 +19,15 @@ class Feedback:
     correct: bool
     message: str
 
+    def __post_init__(self):
+        # the verdict is printed by repr: a message that starts with its own verdict
+        # ("Not yet: ...") would print it twice ("Not yet: Not yet: ...")
+        message = str(self.message).strip()
+        for prefix in ("Not yet:", "Not yet.", "Correct:", "Correct.", "Wrong:", "Wrong."):
+            if message.lower().startswith(prefix.lower()):
+                message = message[len(prefix):].lstrip()
+        object.__setattr__(self, "message", message)
+
     def __bool__(self):
         return self.correct
 

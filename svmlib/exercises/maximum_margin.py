@@ -62,4 +62,4 @@ def check_distance_to_line(answer, x=(3.0, 4.0), w=(1.0, 2.0), b=-1.0):
     if close_enough(answer, -expected, rtol=1e-4):
         return Feedback(False, "Right size, wrong sign: the point lies on the side w points to, so the "
                                "signed distance is positive.")
-    return Feedback(False, "Not yet: project x - x0 (x0 any point on the line) on the unit normal w/||w||.")
+    return Feedback(False, "Project x - x0 (x0 any point on the line) on the unit normal w/||w||.")

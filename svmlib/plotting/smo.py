@@ -13,31 +13,46 @@ __all__ = ["draw_lagrange_circle", "draw_decision_regions", "draw_smo_step"]
 
 def draw_lagrange_circle(ax):
     r"""Maximise :math:`f(x, y) = 2x + y` on the unit circle: level lines of f, the circle,
-    and the two points where :math:`\nabla f` is parallel to :math:`\nabla g` (eq. smo-lagrange-tangency)."""
-    s = np.linspace(-1.6, 1.6, 200)
+    and the two points where :math:`\nabla f` is parallel to :math:`\nabla g` (eq. smo-lagrange-tangency).
+
+    The level lines are dark grey with their values in bold, placed away from the two marked
+    points; the labels of the points sit outside the circle, clear of the arrows.
+    """
+    s = np.linspace(-1.7, 1.7, 200)
     U, V = np.meshgrid(s, s)
-    levels = np.linspace(-3, 3, 13)
-    cs = ax.contour(U, V, 2 * U + V, levels=levels, cmap="RdBu_r", linewidths=0.9)
-    ax.clabel(cs, fontsize="x-small", fmt="%g")
-    phi = np.linspace(0, 2 * np.pi, 300)
-    ax.plot(np.cos(phi), np.sin(phi), color="black", lw=2, label="constraint $x^2 + y^2 = 1$")
+    levels = np.arange(-4, 5)
+    cs = ax.contour(U, V, 2 * U + V, levels=levels, colors="0.35", linewidths=0.9, linestyles="-")
+    # one label per level line, in the empty lower-right / upper-left corners (away from the points)
     r5 = np.sqrt(5.0)
-    for sign, name in [(1, "maximum"), (-1, "minimum")]:
+    spots = [(c + 1.5) / 2 for c in levels]  # where each line crosses y = -1.5, else y = +1.5
+    manual = [(x, -1.5) if -1.6 < x < 1.6 else ((c - 1.5) / 2, 1.5) for x, c in zip(spots, levels)]
+    manual = [(x, yy) for x, yy in manual if -1.6 < x < 1.6]
+    ax.clabel(cs, fontsize=11, fmt="%g", manual=manual, inline_spacing=4)
+    for txt in ax.texts:  # the contour labels are the only texts so far
+        txt.set_fontweight("bold")
+    phi = np.linspace(0, 2 * np.pi, 300)
+    ax.plot(np.cos(phi), np.sin(phi), color="black", lw=2.2, label="constraint $x^2 + y^2 = 1$")
+    for sign, name in [(1, "maximum, $f = \\sqrt{5}$"), (-1, "minimum, $f = -\\sqrt{5}$")]:
         p = sign * np.array([2 / r5, 1 / r5])
-        ax.plot(*p, "o", color="black", ms=7)
-        ax.annotate("", xy=p + 0.45 * np.array([2, 1]) / r5, xytext=p,
-                    arrowprops=dict(arrowstyle="->", color="#D55E00", lw=1.5))
-        ax.annotate("", xy=p + 0.45 * p, xytext=p, arrowprops=dict(arrowstyle="->", color="#009E73", lw=1.5))
-        ax.annotate(f"{name}\n({sign * 2}/√5, {sign * 1}/√5)", xy=p, xytext=p + np.array([0.1, -0.35 * sign]),
-                    fontsize="small")
-    ax.plot([], [], color="#D55E00", label=r"$\nabla f = (2, 1)$")
-    ax.plot([], [], color="#009E73", label=r"$\nabla g = (2x, 2y)$")
+        ax.plot(*p, "o", color="black", ms=8, zorder=5)
+        ax.annotate("", xy=p + 0.5 * np.array([2, 1]) / r5, xytext=p,
+                    arrowprops=dict(arrowstyle="-|>", color="#D55E00", lw=2.2, mutation_scale=14), zorder=6)
+        ax.annotate("", xy=p + 0.35 * p, xytext=p,
+                    arrowprops=dict(arrowstyle="-|>", color="#009E73", lw=2.2, mutation_scale=14), zorder=6)
+        # label on the side away from the arrows (which point along +-(2, 1))
+        ax.annotate(name, xy=p, xytext=sign * np.array([0.45, 1.25]), fontsize=11, ha="center",
+                    va="center", bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="0.6"), zorder=7,
+                    arrowprops=dict(arrowstyle="-", color="0.4", lw=0.8))
+    ax.plot([], [], color="#D55E00", lw=2.2, label=r"$\nabla f = (2, 1)$")
+    ax.plot([], [], color="#009E73", lw=2.2, label=r"$\nabla g = (2x, 2y)$")
+    ax.plot([], [], color="0.35", lw=0.9, label="level lines of $f$ (value on the line)")
     ax.set_aspect("equal")
-    ax.set_xlim(-1.6, 1.6)
-    ax.set_ylim(-1.6, 1.6)
+    ax.set_xlim(-1.7, 1.7)
+    ax.set_ylim(-1.7, 1.7)
     ax.set_xlabel("$x$")
     ax.set_ylabel("$y$")
-    ax.legend(loc="upper left", fontsize="x-small")
+    # the legend goes below the axes, where it covers nothing
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=10, frameon=False)
     return ax
 
 
@@ -81,9 +96,11 @@ def draw_smo_step(fig, state):
     ax.set_aspect("equal", adjustable="box")
     ax.set_xlabel("$x_1$")
     ax.set_ylabel("$x_2$")
-    ax.legend(loc="upper left", fontsize="xx-small")
+    # legend above the panel (outside the data), readable when the figure is scaled to a phone's width
+    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.08), ncol=3, fontsize=9, frameon=False,
+              handletextpad=0.3, columnspacing=0.8)
     # y=1.0: skips matplotlib's automatic title placement (see draw_margin)
-    ax.set_title(f"C = {C:g}, step {state['iteration']} of {state['n_steps']}", y=1.0)
+    ax.set_title(f"C = {C:g}, step {state['iteration']} of {state['n_steps']}", y=1.0, loc="left", fontsize=10)
 
     idx = np.arange(alpha.size)
     colors = [CLASS_COLORS[int(v)] for v in y]
@@ -107,6 +124,6 @@ def draw_smo_step(fig, state):
                 ylim=(W.min() - pad, W.max() + pad), nbins=4)
     axw.set_xlabel("SMO step")
     axw.set_ylabel(r"dual objective $W(\alpha)$")
-    axw.set_title(f"KKT violation {state['violation']:.2g}", y=1.0)
-    axw.legend(loc="lower right", fontsize="x-small")
+    axw.set_title(f"KKT violation $m - M$ = {state['violation']:.2g}", y=1.0)
+    axw.legend(loc="lower right", fontsize=9)
     return ax, axa, axw

@@ -1,0 +1,66 @@
+"""Checkers of chapters 1-4 added for issue 15: the implementation exercises (a right and several
+wrong student functions), the three-figure rule of the distance checker, and the single verdict prefix."""
+
+import numpy as np
+import pytest
+
+from svmlib.exercises import Feedback
+from svmlib.exercises import smo as ex_smo
+
+
+# ----------------------------------------------------------------------------- Feedback
+@pytest.mark.parametrize("message", ["Not yet: project x.", "not yet. project x.", "Correct: project x."])
+def test_feedback_never_prints_its_verdict_twice(message):
+    fb = Feedback(False, message)
+    assert repr(fb) == "Not yet: project x."
+    assert fb._repr_markdown_() == "**Not yet.** project x."
+
+
+# ----------------------------------------------------------------------------- write one SMO step
+def _smo_step(K, y, C, alpha, *, clip=True, second_order=True, sign=-1.0, scale=1.0):
+    """An independent one-step SMO (WSS 2, Fan-Chen-Lin 2005) with switchable mistakes."""
+    v = y - K @ (alpha * y)
+    up = np.where(y > 0, alpha < C, alpha > 0)
+    low = np.where(y > 0, alpha > 0, alpha < C)
+    i = np.flatnonzero(up)[np.argmax(v[up])]
+    a = np.maximum(K[i, i] + np.diag(K) - 2 * K[i], 1e-12)
+    if second_order:
+        j = int(np.argmax(np.where(low & (v < v[i]), (v[i] - v) ** 2 / a, -np.inf)))
+    else:  # the maximal violating pair (first-order rule)
+        j = int(np.flatnonzero(low)[np.argmin(v[low])])
+    s = scale * (v[i] - v[j]) / a[j]
+    if clip:
+        s = min(s, C - alpha[i] if y[i] > 0 else alpha[i], alpha[j] if y[j] > 0 else C - alpha[j])
+    new = alpha.copy()
+    new[i] += y[i] * s
+    new[j] += sign * y[j] * s
+    return new
+
+
+def test_smo_step_checker_accepts_a_right_step():
+    fb = ex_smo.check_smo_step(_smo_step)
+    assert fb, fb
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    (dict(clip=False), "left the box"),
+    (dict(second_order=False), "smo-wss2"),
+    (dict(sign=+1.0), "sum_i y_i alpha_i changed"),
+    (dict(scale=0.5), "wrong step"),
+])
+def test_smo_step_checker_names_the_mistake(kwargs, fragment):
+    fb = ex_smo.check_smo_step(lambda K, y, C, a: _smo_step(K, y, C, a, **kwargs))
+    assert not fb and fragment in fb.message and "Case '" in fb.message, fb
+
+
+def test_smo_step_checker_survives_bad_functions():
+    assert "function itself" in ex_smo.check_smo_step(np.zeros(3)).message
+    assert "raised ZeroDivisionError" in ex_smo.check_smo_step(lambda K, y, C, a: 1 / 0).message
+    assert "finite numbers" in ex_smo.check_smo_step(lambda K, y, C, a: a[:3]).message
+
+
+def test_smo_step_cases_include_a_clipped_step():
+    # at least one case where the unclipped Newton step would leave the box
+    clipped = [name for name, K, y, C, a0, a1 in ex_smo._smo_step_cases()
+               if not np.allclose(_smo_step(K, y, C, a0, clip=False), a1)]
+    assert clipped
