@@ -68,6 +68,20 @@ def initial_sites(K, y, S_over_N):
     eigendecomposition costs about one fixed-point iteration, and the iteration forgets its
     start within a few steps (d0 scaled by 1/100 to 3 changed the iteration count by <= 1).
 
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Gram matrix.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    S_over_N : float
+        Mean bootstrap sample size over N.
+
+    Returns
+    -------
+    dl, g, lam : ndarrays of shape (n,)
+        Site parameters, a start for :func:`solve_replica` (``init``).
+
     Examples
     --------
     >>> import numpy as np
@@ -179,7 +193,21 @@ def solve_replica(K, y, S_over_N=1.0, *, init=None, tol=1e-8, max_iter=500, damp
 def replica_learning_curve(K, y, S_over_N_values, **options):
     """Solve at increasing S/N, each warm-started from the previous solution.
 
-    Returns a list of :class:`ReplicaSolution` in the order of ``S_over_N_values``.
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Gram matrix of distinct training inputs.
+    y : ndarray of shape (n,)
+        Labels (two classes).
+    S_over_N_values : sequence of float
+        Sample sizes over N, in any order (solved in increasing order).
+    **options
+        Passed to :func:`solve_replica`.
+
+    Returns
+    -------
+    list of ReplicaSolution
+        In the order of ``S_over_N_values``.
 
     Examples
     --------
@@ -208,6 +236,17 @@ def field_at_new_inputs(K, solution, K_new, K_new_diag):
 
     T(x) = (I + K D)^-1 k(x) (computed as k - K D^1/2 B^-1 D^1/2 k);
     chi(x) = K(x, x) - sum_i k_i(x) dl_i T_i(x); mean(x) = T(x)^T g; V(x) = -sum_i T_i(x)^2 l_i.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Gram matrix of the training inputs.
+    solution : ReplicaSolution
+        The fixed point for K (its site parameters are used).
+    K_new : ndarray of shape (n_new, n)
+        Kernel between the new and the training inputs.
+    K_new_diag : ndarray of shape (n_new,)
+        K(x, x) at the new inputs.
 
     Returns
     -------

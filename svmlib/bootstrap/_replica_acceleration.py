@@ -10,13 +10,14 @@ accelerator is tested to reach the fixed point of :func:`iterate_replica`.
 
 GMRES. ``KRYLOV`` selects the Krylov solver of the Newton systems and of the implicit
 derivative: ``"minimal"`` (the hand-written :func:`_gmres_minimal`: Arnoldi with Givens
-rotations on Python floats, ~40 lines) or ``"scipy"`` (scipy.sparse.linalg.gmres, no restart;
-same iteration counts, fixed points equal to ~1e-10). The hand-written one is kept because
-scipy's costs more than 10 % of the theory's time where the theory is fastest: measured by
-benchmarks/replica_vs_mc.py (CPU time at S = N, median of 21 solves, one thread; see
-benchmarks/results/replica_vs_mc.txt) crabs 12.3 -> 15.0 ms (+22 to +33 % over runs),
-biopsy 67.7 -> 71.8 ms (+4 to +6 %), Pima +3 to +6 % -- scipy's gmres adds ~0.1 ms of Python
-per Krylov vector, as much as the operator product at N = 200, and a solve uses ~30 vectors.
+rotations on Python floats, ~40 lines) or ``"scipy"`` (scipy.sparse.linalg.gmres, no restart).
+The hand-written one is kept because scipy's costs more than 10 % of the theory's time where
+the theory is fastest. Measured by
+benchmarks/replica_vs_mc.py (CPU time at S = N, median of 21 solves, one BLAS thread; output in
+benchmarks/results/replica_vs_mc.txt): crabs 10.3 -> 12.4 ms (+19 %; +22 % and +33 % in two
+earlier runs), biopsy 63.2 -> 68.7 ms (+9 %; +4 to +6 % earlier), Pima 131.3 -> 132.8 ms (+1 %).
+scipy's gmres adds ~0.1 ms of Python per Krylov vector, as much as the operator product at
+N = 200, and a solve uses some 20-30 vectors; same iteration counts, fixed points equal to ~1e-10.
 """
 
 from __future__ import annotations

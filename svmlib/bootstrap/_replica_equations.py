@@ -60,6 +60,15 @@ def site_moments(y, m_c, V_c, chi_c, S_over_N):
     the point is out of the sample (f = h); with probability p it is in, and then f = h if
     y h >= 1, else f = y (clamped to the margin).
 
+    Parameters
+    ----------
+    y : float or ndarray
+        Labels in {-1, +1}.
+    m_c, V_c, chi_c : float or ndarray
+        Cavity mean, variance (> 0) and response (> 0) at each site.
+    S_over_N : float
+        Mean bootstrap sample size over N: the point is in the sample with probability p = 1 - e^{-S/N}.
+
     Returns
     -------
     m, V, chi : ndarrays
@@ -83,6 +92,15 @@ def site_parameters(y, m_c, V_c, chi_c, S_over_N):
     Eq. (boot-cavity) solved for the site side, dl = 1/chi - 1/chi_c, g = m/chi - m_c/chi_c,
     l = -V/chi^2 + V_c/chi_c^2, gives (Numerics 1) dl = q/chi, g = y shift/chi and
     l = -[V_c q (1 - q) + (1 - y m)(y m - y m_c)]/chi^2: no cancelling differences.
+
+    Parameters
+    ----------
+    y : float or ndarray
+        Labels in {-1, +1}.
+    m_c, V_c, chi_c : float or ndarray
+        Cavity mean, variance (> 0) and response (> 0) at each site.
+    S_over_N : float
+        Mean bootstrap sample size over N: the point is in the sample with probability p = 1 - e^{-S/N}.
 
     Returns
     -------
@@ -117,6 +135,15 @@ def gaussian_cavities(K, dl, g, lam, *, v_floor=V_FLOOR):
     :math:`A = L^{-1} D^{1/2} K`: :math:`G = (K^{-1} + D)^{-1} = K - A^\top A` (Numerics 2,
     no inverse of K). The cavity of eq. (boot-cavity), rewritten without the cancelling
     1/chi_i - dl_i, divides sums over j != i by :math:`b_i = (B^{-1})_{ii} = 1 - dl_i G_{ii}`.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Gram matrix.
+    dl, g, lam : ndarrays of shape (n,)
+        Site parameters, dl >= 0 and lam <= 0 (as :func:`site_parameters` gives them).
+    v_floor : float
+        Floor on V_c relative to max_i K_ii (Numerics 3).
 
     Returns
     -------
@@ -183,6 +210,17 @@ def _bootstrap_error(y, gauss):
 
 def replica_map(K, y, S_over_N, x):
     """One step of the map: x = (m_c, log V_c, log chi_c) -> F(x), and how far from the fixed point.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Gram matrix.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    S_over_N : float
+        Mean bootstrap sample size over N.
+    x : ndarray of shape (3 n,)
+        The cavity vector (m_c, log V_c, log chi_c).
 
     Returns
     -------
