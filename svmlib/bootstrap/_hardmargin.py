@@ -55,6 +55,18 @@ def kernel_cholesky(K, *, jitter=JITTER):
     Raises a ValueError that names the usual cause (duplicate inputs) when ``K``
     is not positive definite even with the jitter.
 
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Gram matrix.
+    jitter : float
+        Relative diagonal jitter (see :data:`JITTER`).
+
+    Returns
+    -------
+    L : ndarray of shape (n, n)
+        Lower triangular, ``L @ L.T = K + jitter * mean(diag K) * I``.
+
     Examples
     --------
     >>> import numpy as np
@@ -143,6 +155,17 @@ def opper_winther_loo(K, y, alpha=None, *, jitter=JITTER):
     :math:`y_i f_{-i}(x_i) = 1 - \alpha_i / [K_{SV}^{-1}]_{ii}`. Non-support vectors are
     never errors (removing them changes nothing and their margin is >= 1).
 
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Gram matrix of distinct training inputs.
+    y : ndarray of shape (n,)
+        Labels (two classes).
+    alpha : ndarray of shape (n,), optional
+        The SVM on all data (:func:`fit_hard_margin`); computed when not given.
+    jitter : float
+        Relative diagonal jitter (see :data:`JITTER`).
+
     Returns
     -------
     error : float
@@ -181,6 +204,17 @@ def exact_loo(K, y, alpha=None, *, jitter=JITTER):
     Leaving out a non-support vector does not change the solution and that point
     has margin >= 1, so only support vectors need a retraining; the result equals
     the N-retraining definition.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Gram matrix of distinct training inputs.
+    y : ndarray of shape (n,)
+        Labels (two classes).
+    alpha : ndarray of shape (n,), optional
+        The SVM on all data (:func:`fit_hard_margin`); computed when not given.
+    jitter : float
+        Relative diagonal jitter (see :data:`JITTER`).
 
     Returns
     -------
