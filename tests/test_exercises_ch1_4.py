@@ -64,3 +64,55 @@ def test_smo_step_cases_include_a_clipped_step():
     clipped = [name for name, K, y, C, a0, a1 in ex_smo._smo_step_cases()
                if not np.allclose(_smo_step(K, y, C, a0, clip=False), a1)]
     assert clipped
+
+
+# ----------------------------------------------------------------------------- chapter Soft margin
+from svmlib.exercises import soft_margin as ex_soft  # noqa: E402
+
+
+def test_slack_checker_says_where_each_point_lies():
+    fb = ex_soft.check_slacks([0, 0, 0.5, 1.5, 0])
+    assert fb
+    # t = (2, 1, 0.5, -0.5, 3): points 0 and 4 are outside the margin, only point 1 is on it
+    assert "points 0 and 4 are outside the margin" in fb.message
+    assert "point 1 is exactly on the margin" in fb.message
+    assert "point 0 and 1 meet the margin" not in fb.message
+
+
+def _pegasos(X, y, C, n_steps, *, project=True, regularize_bias=False, t0=1):
+    """Independent full-batch Pegasos (Shalev-Shwartz et al. 2011) with switchable mistakes."""
+    N, d = X.shape
+    lam = 1.0 / (N * C)
+    w, b = np.zeros(d), 0.0
+    for t in range(t0, t0 + n_steps):
+        eta = 1.0 / (lam * t)
+        V = y * (X @ w + b) < 1
+        w = (1 - eta * lam) * w + eta / N * (y[V] @ X[V])
+        b = (1 - eta * lam if regularize_bias else 1.0) * b + eta / N * y[V].sum()
+        if project:
+            norm = np.sqrt(w @ w + (b * b if regularize_bias else 0.0))
+            if norm * np.sqrt(lam) > 1:
+                w = w / (norm * np.sqrt(lam))
+                b = b / (norm * np.sqrt(lam)) if regularize_bias else b
+    return w, b
+
+
+def test_pegasos_checker_accepts_a_right_implementation():
+    fb = ex_soft.check_pegasos(_pegasos)
+    assert fb, fb
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    (dict(project=False), "no projection"),
+    (dict(regularize_bias=True), "regularised bias"),
+    (dict(t0=2), "Check the step eta_t"),
+])
+def test_pegasos_checker_names_the_mistake(kwargs, fragment):
+    fb = ex_soft.check_pegasos(lambda X, y, C, n: _pegasos(X, y, C, n, **kwargs))
+    assert not fb and fragment in fb.message and "Case '" in fb.message, fb
+
+
+def test_pegasos_checker_survives_bad_functions():
+    assert "function itself" in ex_soft.check_pegasos((np.zeros(2), 0.0)).message
+    assert "raised" in ex_soft.check_pegasos(lambda X, y, C, n: None).message
+    assert "finite" in ex_soft.check_pegasos(lambda X, y, C, n: (np.full(X.shape[1], np.nan), 0.0)).message

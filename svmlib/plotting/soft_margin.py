@@ -9,7 +9,7 @@ from matplotlib.ticker import LogLocator, NullLocator
 from ._style import fixed_ticks
 from .maximum_margin import MAX_MARGIN_COLOR, draw_line, ring_points, scatter_classes
 
-__all__ = ["draw_hinge_subgradients", "draw_soft_margin"]
+__all__ = ["draw_hinge_subgradients", "draw_soft_margin", "draw_objective_traces"]
 
 
 def draw_hinge_subgradients(ax, *, kink_slopes=(-1.0, -0.6, -0.25, 0.0), smooth_point=-0.5):
@@ -29,8 +29,8 @@ def draw_hinge_subgradients(ax, *, kink_slopes=(-1.0, -0.6, -0.25, 0.0), smooth_
     ax.set_xlim(t[0], t[-1])
     ax.set_ylim(-0.8, 2.6)
     ax.set_xlabel(r"$t = y\,(w \cdot x + b)$")
-    ax.set_ylabel("loss")
-    ax.legend(loc="upper right", fontsize="x-small")
+    ax.set_ylabel(r"loss $\ell(t)$")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=10, frameon=False)  # beside the axes
     return ax
 
 
@@ -55,9 +55,11 @@ def draw_soft_margin(fig, state):
     ring_points(ax, X, state["violators"], label="y f(x) < 1", color="0.4", s=70)
     ax.set_xlabel("$x_1$")
     ax.set_ylabel("$x_2$")
-    ax.legend(loc="upper left", fontsize="x-small")
+    # legend above the panel, where it covers no point; readable when scaled to a phone's width
+    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.08), ncol=3, fontsize=9, frameon=False,
+              handletextpad=0.3, columnspacing=0.8)
     # y=1.0: skips matplotlib's automatic title placement (see draw_margin)
-    ax.set_title(f"C = {state['C']:.3g}, {state['step']}, {state['batch_label']}", y=1.0)
+    ax.set_title(f"C = {state['C']:.3g}, {state['step']}, {state['batch_label']}", y=1.0, loc="left", fontsize=10)
 
     gap = np.asarray(state["objectives"]) - state["J_ref"]
     epochs = np.arange(gap.size)
@@ -72,6 +74,24 @@ def draw_soft_margin(fig, state):
     # (each ~1 ms, profiled) for the same reading of the gap's order of magnitude.
     axo.yaxis.set_major_locator(LogLocator(numticks=6))
     axo.yaxis.set_minor_locator(NullLocator())
-    axo.legend(loc="upper right", fontsize="x-small")
+    axo.legend(loc="upper right", fontsize=9)
     axo.set_title(f"J = {state['objectives'][-1]:.4g}, J* = {state['J_ref']:.4g}", y=1.0)
     return ax, axo
+
+
+def draw_objective_traces(ax, traces, J_star, *, floor=1e-6):
+    """Objective gap J - J* per epoch of several solver runs (eq. primal-objective), on a log axis.
+
+    ``traces`` maps ``(step_rule, batch)`` (batch None = full batch) to the objective per epoch.
+    Full-batch runs are solid, mini-batch runs dotted; one colour per step rule. The legend sits
+    to the right of the axes, where it covers no trace.
+    """
+    colors = {"pegasos": "#0072B2", "invsqrt": "#009E73", "constant": "#D55E00"}
+    for (step, batch), J in traces.items():
+        ax.semilogy(np.maximum(np.asarray(J) - J_star, floor), lw=1.4, color=colors.get(step, "black"),
+                    ls="-" if batch is None else ":",
+                    label=f"{step}, {'full batch' if batch is None else f'batch {batch}'}")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("$J(w_k, b_k) - J^*$")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=10, frameon=False)
+    return ax
