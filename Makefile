@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 NB_ENV := TQDM_DISABLE=1 PYTHONHASHSEED=0
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tools/nbval_sanitize.cfg -p no:cacheprovider
 
-.PHONY: book test install pytest notebooks check-notebooks nbval student browser-check benchmarks widget-tables clean
+.PHONY: book test install pytest notebooks check-notebooks nbval student browser-check benchmarks widget-tables pdf clean
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,17 @@ book: $(STAMP)
 	$(NB_ENV) $(VENV)/bin/jupyter-book build . -W -n --keep-going
 	$(PY) tools/check_offline.py _build/html
 	@echo "The book is built: open _build/html/index.html"
+
+## make pdf: the PDF edition, _build/latex/svm-textbook.pdf (also copied next to the HTML book). TeX comes from
+## Debian's archive (tools/install_tex.sh, apt-get); tools/check_pdf.py checks the page count and that no
+## reference is undefined ("??").
+pdf: $(STAMP)
+	tools/install_tex.sh
+	$(PY) tools/check_notebooks_executed.py
+	$(NB_ENV) $(VENV)/bin/jupyter-book build . --builder pdflatex
+	$(PY) tools/check_pdf.py _build/latex
+	mkdir -p _build/html && cp _build/latex/svm-textbook.pdf _build/html/svm-textbook.pdf
+	@echo "The PDF is built: _build/latex/svm-textbook.pdf"
 
 ## make test: install if needed, then pytest over tests/ and nbval over every notebook in book/
 test: pytest check-notebooks nbval
