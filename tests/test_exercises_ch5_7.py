@@ -101,3 +101,33 @@ def test_evidence_table_exact_three_point_value(evidence_table):
     spec.loader.exec_module(tab)
     # numerical integration at epsrel 1e-7: the tabulated value is reproduced to 1e-6 nats
     assert tab.exact_n3() == pytest.approx(evidence_table["exact_n3"], abs=1e-6)
+
+
+# --- chapter 5: the normalised likelihood -------------------------------------------------------
+
+from svmlib.exercises import probabilistic as ex_pr  # noqa: E402
+
+
+def _likelihood_by_hand(theta, C, *, kappa=True, swap=False):
+    k = 1.0 / (1.0 + np.exp(-2.0 * C)) if kappa else 1.0
+    qp = k * np.exp(-C * np.maximum(0.0, 1.0 - theta))
+    qm = k * np.exp(-C * np.maximum(0.0, 1.0 + theta))
+    return (qm, qp, qp + qm) if swap else (qp, qm, qp + qm)
+
+
+def test_check_normalised_likelihood_right_and_wrong():
+    assert ex_pr.check_normalised_likelihood(_likelihood_by_hand).correct
+    no_kappa = ex_pr.check_normalised_likelihood(lambda t, C: _likelihood_by_hand(t, C, kappa=False))
+    assert not no_kappa.correct and "kappa" in no_kappa.message and "C = 0.5" in no_kappa.message
+    swapped = ex_pr.check_normalised_likelihood(lambda t, C: _likelihood_by_hand(t, C, swap=True))
+    assert not swapped.correct and "l(-theta)" in swapped.message
+    unit_nu = ex_pr.check_normalised_likelihood(lambda t, C: _likelihood_by_hand(t, C)[:2] + (np.ones_like(t),))
+    assert not unit_nu.correct and "nu is not 1" in unit_nu.message
+    assert "shape" in ex_pr.check_normalised_likelihood(lambda t, C: (t[:2], t, t)).message
+    assert "three arrays" in ex_pr.check_normalised_likelihood(lambda t, C: 1.0).message
+    assert not ex_pr.check_normalised_likelihood(None).correct
+
+
+def test_check_dont_know_at_zero_right_and_wrong():
+    assert ex_pr.check_dont_know_at_zero(2.0, 1 - 1 / np.cosh(2.0)).correct
+    assert "DEFINITE" in ex_pr.check_dont_know_at_zero(2.0, 1 / np.cosh(2.0)).message
