@@ -6,7 +6,8 @@ import numpy as np
 
 from . import Feedback, close_enough
 
-__all__ = ["check_left_out_fraction", "check_632", "check_replica_warmup", "check_width_gradient"]
+__all__ = ["check_left_out_fraction", "check_632", "check_replica_warmup", "check_width_gradient",
+           "check_field_at_new_inputs", "FIELD_CASES"]
 
 
 def check_left_out_fraction(S_over_N, answer):
@@ -66,3 +67,68 @@ def check_width_gradient(answer, width=0.5):
         return Feedback(False, "The sign is flipped: the derivative is with respect to ln l (positive = wider).")
     return Feedback(False, "Fit ReplicaBootstrap(RBF(l=...)) and call error_gradient() (d eps / d ln l), "
                            "then multiply by 0.632; or difference two solves at l e^(+-h).")
+
+
+#: Seeded problems of :func:`check_field_at_new_inputs`: (n training points, blob separation,
+#: RBF length scale, S/N, n new inputs, seed).
+FIELD_CASES = [(30, 3.0, 1.0, 1.0, 5, 0), (40, 2.0, 0.5, 0.5, 7, 1), (25, 2.5, 2.0, 2.0, 4, 2)]
+
+
+def _field_case(case):
+    """Training Gram matrix, new-input kernel, the fixed point and the library's answer for one case."""
+    from ..bootstrap import field_at_new_inputs, solve_replica
+    from ..datasets import make_blobs2d
+    from ..kernels import RBF
+
+    n, separation, length, S_over_N, n_new, seed = case
+    X, y = make_blobs2d(n + n_new, separation=separation, random_state=seed)
+    kernel = RBF(l=length)
+    X_train, y_train, X_new = X[n_new:], y[n_new:], X[:n_new]
+    K = kernel(X_train)
+    solution = solve_replica(K, y_train, S_over_N, tol=1e-10)
+    K_new, k_diag = kernel(X_new, X_train), kernel.diag(X_new)
+    mean, var, _ = field_at_new_inputs(K, solution, K_new, k_diag)
+    return K, K_new, k_diag, solution, mean, var
+
+
+def check_field_at_new_inputs(field_at_new):
+    r"""Check a student's eq. (boot-field-new): the bootstrap mean and variance of the field at new inputs.
+
+    ``field_at_new(K, K_new, k_new_diag, dLam, Gam, Lam)`` must return ``(mean, var)``, arrays of
+    shape (n_new,), where K is the (n, n) training Gram matrix, K_new the (n_new, n) kernel
+    between new and training inputs, k_new_diag the k(x, x) of the new inputs and (dLam, Gam, Lam)
+    the site parameters of the fixed point. It is called on the seeded problems FIELD_CASES and
+    compared with :func:`svmlib.bootstrap.field_at_new_inputs` (relative tolerance 1e-6: both
+    are exact linear algebra on well-conditioned (I + K D), so they agree to ~1e-12).
+    """
+    if not callable(field_at_new):
+        return Feedback(False, "Pass your function itself: check_field_at_new_inputs(field_at_new).")
+    for k, case in enumerate(FIELD_CASES):
+        K, K_new, k_diag, sol, mean, var = _field_case(case)
+        name = f"case {k} (N = {case[0]}, S/N = {case[3]:g}, {case[4]} new inputs)"
+        try:
+            answer = field_at_new(K.copy(), K_new.copy(), k_diag.copy(), sol.dl.copy(), sol.g.copy(), sol.lam.copy())
+            got_mean, got_var = (np.asarray(a, dtype=float) for a in answer)
+        except Exception as err:  # the student's code: report, do not crash
+            return Feedback(False, f"{name}: your function raised {type(err).__name__}: {err}. It must return "
+                                   "(mean, var), two arrays with one entry per new input.")
+        if got_mean.shape != mean.shape or got_var.shape != var.shape:
+            return Feedback(False, f"{name}: expected two arrays of shape {mean.shape}, got {got_mean.shape} "
+                                   f"and {got_var.shape}. Use K_new of shape (n_new, n): one row per new input.")
+        mean_ok = close_enough(got_mean, mean, rtol=1e-6, atol=1e-9)
+        var_ok = close_enough(got_var, var, rtol=1e-6, atol=1e-9)
+        if mean_ok and var_ok:
+            continue
+        if not mean_ok and close_enough(got_mean, K_new @ sol.g, rtol=1e-6, atol=1e-9):
+            return Feedback(False, f"{name}: your mean is k(x)^T Gamma. The sites also pull on the training fields: "
+                                   "use T(x) = (I + K diag(dLam))^-1 k(x), then mean = T(x)^T Gamma.")
+        if not var_ok and np.all(got_var <= 0) and close_enough(-got_var, var, rtol=1e-6, atol=1e-9):
+            return Feedback(False, f"{name}: your variance has the wrong sign. Lambda_i <= 0 (it couples the "
+                                   "replicas), so V(x) = -sum_i T_i(x)^2 Lambda_i is positive.")
+        which = [w for w, ok in (("mean", mean_ok), ("variance", var_ok)) if not ok]
+        j = int(np.argmax(np.abs(got_mean - mean))) if not mean_ok else int(np.argmax(np.abs(got_var - var)))
+        return Feedback(False, f"{name}: the {' and the '.join(which)} differ; at new input {j} expected mean "
+                               f"{mean[j]:.6f}, variance {var[j]:.6f}, got {got_mean[j]:.6f}, {got_var[j]:.6f}. "
+                               "Check T(x) = (I + K diag(dLam))^-1 k(x) (solve, do not invert K) and eq. (boot-field-new).")
+    return Feedback(True, f"All {len(FIELD_CASES)} seeded cases agree with svmlib.bootstrap.field_at_new_inputs "
+                          "(relative 1e-6): your T(x) carries the sites' pull, and the variance the replicas' coupling.")

@@ -1,0 +1,69 @@
+"""Checkers of the implementation exercises of chapters 8 (replica bootstrap) and 9 (LS-SVR):
+each accepts a right answer and rejects wrong ones with a message that says which case failed and how.
+Also smoke tests of the chapter-8 figures added with them."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from svmlib.exercises import bootstrap as ex8
+
+
+# ------------------------------------------------------------------ chapter 8: eq. (boot-field-new)
+def field_right(K, K_new, k_diag, dLam, Gam, Lam):
+    T = np.linalg.solve(np.eye(len(dLam)) + K * dLam, K_new.T)
+    return T.T @ Gam, -(T**2).T @ Lam
+
+
+def test_field_checker_accepts_the_right_answer():
+    feedback = ex8.check_field_at_new_inputs(field_right)
+    assert feedback.correct, feedback.message
+    assert "3 seeded cases" in feedback.message
+
+
+def test_field_checker_names_the_missing_T():
+    feedback = ex8.check_field_at_new_inputs(lambda K, Kn, kd, a, g, lam: (Kn @ g, field_right(K, Kn, kd, a, g, lam)[1]))
+    assert not feedback.correct and "case 0" in feedback.message and "T(x)" in feedback.message
+
+
+def test_field_checker_names_the_sign_of_the_variance():
+    def wrong(*args):
+        mean, var = field_right(*args)
+        return mean, -var
+    feedback = ex8.check_field_at_new_inputs(wrong)
+    assert not feedback.correct and "sign" in feedback.message
+
+
+def test_field_checker_reports_shapes_errors_and_values():
+    assert "shape" in ex8.check_field_at_new_inputs(lambda *a: (np.zeros(2), np.zeros(2))).message
+    assert "ZeroDivisionError" in ex8.check_field_at_new_inputs(lambda *a: 1 / 0).message
+    assert "Pass your function" in ex8.check_field_at_new_inputs(3.0).message
+
+    def off(*args):
+        mean, var = field_right(*args)
+        return mean, 1.1 * var
+    feedback = ex8.check_field_at_new_inputs(off)
+    assert not feedback.correct and "variance" in feedback.message and "expected" in feedback.message
+
+
+# ------------------------------------------------------------------ chapter 8: figures
+def test_learning_curve_panels_and_calibration_draw():
+    from svmlib.plotting.bootstrap import draw_calibration, draw_learning_curve_panels
+
+    curves = [dict(label=f"set {k}", S_theory=[0.25, 1, 4, 16], eps_theory=[0.1, 0.05, 0.04, 0.05], S_mc=[0.25, 1, 4],
+                   eps_mc=[0.11, 0.05, 0.04], se_mc=[0.01, 0.005, 0.01], ow=0.05, exact=0.03) for k in range(3)]
+    fig = plt.figure()
+    axes = draw_learning_curve_panels(fig, curves)
+    assert len(axes) == 4 and not axes[3].get_visible()
+    assert [t.get_text() for t in axes[2].get_xticklabels()][-1] == r"$\infty$"
+    plt.close(fig)
+    fig, ax = plt.subplots()
+    draw_calibration(ax, np.array([0.0, 0.2, 1.0]), np.array([1e-6, 0.25, 0.999]), 300)
+    assert ax.get_xscale() == "logit" and len(ax.lines) == 3
+    plt.close(fig)
