@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import check_random_state
+from ._validation import check_inputs, check_positive, check_positive_int, check_random_state
 
 __all__ = [
     "Dataset",
@@ -53,6 +53,11 @@ def _r_dataset(package, name):
 
 def standardize(X, X_test=None):
     """Scale columns to zero mean and unit variance using the statistics of ``X``."""
+    X = check_inputs(X)
+    if X_test is not None:
+        X_test = check_inputs(X_test, name="X_test")
+        if X_test.shape[1] != X.shape[1]:
+            raise ValueError(f"X_test has {X_test.shape[1]} columns, X has {X.shape[1]}.")
     mean = X.mean(axis=0)
     std = X.std(axis=0)
     std = np.where(std > 0, std, 1.0)
@@ -125,6 +130,11 @@ def load_biopsy(deduplicate=True, standardize_inputs=True):
 
 def make_blobs2d(n=40, *, separation=2.0, spread=1.0, random_state=None):
     """Two seeded Gaussian blobs in 2-D with labels -1/+1 (``n`` points in all)."""
+    n = check_positive_int(n, "n", minimum=2)
+    if isinstance(separation, bool) or not isinstance(separation, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(separation):
+        raise ValueError(f"separation must be a finite number, got {separation!r}.")
+    spread = check_positive(spread, "spread")
     rng = check_random_state(random_state)
     n_pos = n // 2
     centers = np.array([[-separation / 2, -separation / 4], [separation / 2, separation / 4]])

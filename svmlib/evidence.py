@@ -172,6 +172,9 @@ def exact_log_naive_evidence(K, y, C, *, epsrel=1e-7):
                          "use laplace_log_naive_evidence, or check with a subset.")
     K = _check_gram(K, n)
     C = check_C(C, allow_inf=False)
+    epsrel = check_positive(epsrel, "epsrel")
+    if not 1e-13 <= epsrel < 1:   # quad's own limit is 50 machine epsilons
+        raise ValueError(f"epsrel must lie in [1e-13, 1), got {epsrel}.")
     if n == 1:
         return float(_log_inner(0.0, K[0, 0], C))
     a, last = slice(0, n - 1), n - 1
@@ -425,6 +428,9 @@ def normaliser_curve(kernel, grid, n, C_values, *, CK0, n_chains=50, n_beta=30, 
     C_values = _check_C_values(C_values)
     n_between = check_positive_int(n_between, "n_between")
     n_replicas = check_positive_int(n_replicas, "n_replicas", minimum=2)
+    n_chains = check_positive_int(n_chains, "n_chains", minimum=2)
+    n_beta = check_positive_int(n_beta, "n_beta")
+    n_moves = check_positive_int(n_moves, "n_moves")
     prior = grid if isinstance(grid, GridPrior) else GridPrior(kern, grid)
     base_K0 = float(prior.kernel.K0)
     # fine path: n_between geometric steps between consecutive requested C values

@@ -330,6 +330,8 @@ def min_eigenvalue(K):
     1.0
     """
     K = check_kernel_matrix(K, np.shape(K)[0] if np.ndim(K) == 2 else -1, name="K")
+    if K.size == 0:
+        raise ValueError("K is empty: an eigenvalue needs at least one row.")
     return float(np.linalg.eigvalsh(0.5 * (K + K.T))[0])
 
 
@@ -349,14 +351,19 @@ def is_psd(K, tol=None):
     >>> bool(is_psd(RBF(l=1.0)(X))), bool(is_psd(np.array([[1.0, 2.0], [2.0, 1.0]])))  # eigenvalues 3 and -1
     (True, False)
     """
-    K = np.asarray(K, dtype=float)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"K must be a square matrix, got shape {K.shape}.")
+    try:
+        K = np.asarray(K, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError("K must be a numeric square matrix.") from None
+    if K.ndim != 2 or K.shape[0] != K.shape[1] or K.size == 0:
+        raise ValueError(f"K must be a non-empty square matrix, got shape {K.shape}.")
     if not np.all(np.isfinite(K)):
         raise ValueError("K contains NaN or infinity.")
     scale = max(1.0, float(np.abs(K).max(initial=0.0)))
     if tol is None:
         tol = 10 * K.shape[0] * np.finfo(float).eps * scale
+    else:
+        tol = check_positive(tol, "tol", allow_zero=True)
     if not np.allclose(K, K.T, rtol=0, atol=tol):
         return False
     return min_eigenvalue(K) >= -tol

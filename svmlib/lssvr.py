@@ -51,6 +51,7 @@ from ._validation import (
     check_bool,
     check_kernel_matrix,
     check_positive,
+    check_positive_int,
     check_predict_inputs,
     check_random_state,
     check_regression_data,
@@ -622,9 +623,15 @@ def epsilon_sweep(X, y, eps_values, *, gamma=0.5, kernel=None):
 
 def loglog_slope(x, y):
     """Least-squares slope of ``log y`` against ``log x``."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    if np.any(x <= 0) or np.any(y <= 0):
-        raise ValueError("loglog_slope needs positive x and y.")
+    try:
+        x, y = np.asarray(x, float), np.asarray(y, float)
+    except (TypeError, ValueError):
+        raise TypeError("loglog_slope needs two 1-D arrays of positive numbers.") from None
+    if x.ndim != 1 or x.shape != y.shape or x.size < 2:
+        raise ValueError(f"loglog_slope needs two 1-D arrays of the same length >= 2, got shapes {x.shape} "
+                         f"and {y.shape}.")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))) or np.any(x <= 0) or np.any(y <= 0):
+        raise ValueError("loglog_slope needs positive, finite x and y.")
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
 
 
@@ -638,7 +645,7 @@ def sinc_bands(c=1.0, gamma=1.0, eps=1e-4, *, n=1200, n_grid=400, random_state=0
     """
     X, y = make_sinc(n, random_state=random_state) if data is None else data
     kernel = rbf_from_c(c)
-    x = np.linspace(-3 * np.pi, 3 * np.pi, int(n_grid))
+    x = np.linspace(-3 * np.pi, 3 * np.pi, check_positive_int(n_grid, "n_grid", minimum=2))
     Xg = x[:, None]
     model = BayesianLSSVR(gamma=gamma, eps=eps, kernel=kernel).fit(X, y)
     mean, std_full = model.predict(Xg, return_std=True, variance="full")
@@ -672,7 +679,7 @@ def epsilon_convergence(eps=1e-2, *, n=40, c=1.0, gamma=1.0, offset=1.0, eps_gri
     theta = np.concatenate([[b], alpha])
     gaps = np.linalg.norm(lemma_gap_path(K, y, gamma, eps_grid), axis=1)
     _, mu = posterior_factor(K, y, gamma, eps)
-    x = np.linspace(-2.5 * np.pi, 2.5 * np.pi, int(n_grid))
+    x = np.linspace(-2.5 * np.pi, 2.5 * np.pi, check_positive_int(n_grid, "n_grid", minimum=2))
     Phi = _design(kernel(x[:, None], X))
     return dict(x=x, ls_pred=Phi @ theta, map_pred=Phi @ mu, X=X[:, 0], y=y, eps=eps,
                 eps_grid=eps_grid, gap_grid=gaps, gap=float(np.linalg.norm(theta - mu)),

@@ -22,7 +22,7 @@ from scipy.linalg import LinAlgError, cholesky, solve_triangular
 from scipy.optimize import nnls
 from sklearn.exceptions import ConvergenceWarning
 
-from .._validation import check_binary_labels, check_kernel_matrix
+from .._validation import check_binary_labels, check_kernel_matrix, check_positive
 
 __all__ = [
     "JITTER",
@@ -79,6 +79,13 @@ def kernel_cholesky(K, *, jitter=JITTER):
     >>> bool(np.allclose(L @ L.T, K, atol=1e-8)), bool(np.allclose(L, np.tril(L)))
     (True, True)
     """
+    K = check_kernel_matrix(K, np.shape(K)[0] if np.ndim(K) == 2 else -1, name="K", symmetric=True)
+    jitter = check_positive(jitter, "jitter", allow_zero=True)
+    return _kernel_cholesky(K, jitter)
+
+
+def _kernel_cholesky(K, jitter):
+    """kernel_cholesky without the checks (the solvers' inner loops; K validated once)."""
     n = K.shape[0]
     scale = float(np.mean(np.diag(K))) if n else 1.0
     try:
@@ -128,7 +135,7 @@ def fit_hard_margin(K, y, *, jitter=JITTER, check=True):
     n = y.shape[0]
     if n == 0:
         return np.zeros(0)
-    L = kernel_cholesky(K, jitter=jitter)
+    L = _kernel_cholesky(K, jitter)
     rhs = solve_triangular(L, y, lower=True, check_finite=False)  # L_Q^{-1} 1 = L_K^{-1} y
     try:
         alpha, _ = nnls(L.T * y[None, :], rhs, maxiter=50 * n)
@@ -191,7 +198,7 @@ def opper_winther_loo(K, y, alpha=None, *, jitter=JITTER):
     sv = np.flatnonzero(alpha > 0)
     margins = y * (K @ (y * alpha))
     if sv.size:
-        L = kernel_cholesky(K[np.ix_(sv, sv)], jitter=jitter)
+        L = _kernel_cholesky(K[np.ix_(sv, sv)], jitter)
         Linv = solve_triangular(L, np.eye(sv.size), lower=True, check_finite=False)
         kinv_diag = np.einsum("ij,ij->j", Linv, Linv)  # diag of K_SV^{-1} = L^-T L^-1
         margins[sv] = 1.0 - alpha[sv] / kinv_diag

@@ -117,6 +117,17 @@ def draw_occupations(rng, n, S_over_N, sampling="poisson"):
     >>> int(draw_occupations(np.random.default_rng(0), 10, 1.0, "multinomial").sum())  # exactly S = N points
     10
     """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {type(rng).__name__}.")
+    n = check_positive_int(n, "n")
+    S_over_N = check_positive(S_over_N, "S_over_N")
+    if sampling not in SAMPLINGS:
+        raise ValueError(f"sampling must be one of {SAMPLINGS}, got {sampling!r}.")
+    return _draw_occupations(rng, n, S_over_N, sampling)
+
+
+def _draw_occupations(rng, n, S_over_N, sampling):
+    """draw_occupations without the checks (called once per bootstrap sample)."""
     if sampling == "poisson":
         return rng.poisson(S_over_N, size=n)
     return rng.multinomial(int(round(S_over_N * n)), np.full(n, 1.0 / n))
@@ -129,7 +140,7 @@ def _fit_chunk(K, y, seeds, S_over_N, sampling, jitter):
     coef = np.zeros((len(seeds), n))
     with blas_single_thread():
         for k, seed in enumerate(seeds):
-            s = draw_occupations(np.random.default_rng(seed), n, S_over_N, sampling)
+            s = _draw_occupations(np.random.default_rng(seed), n, S_over_N, sampling)
             occ[k] = s
             idx = np.flatnonzero(s)
             if idx.size:  # an empty sample has f = 0 everywhere (the prior mean)

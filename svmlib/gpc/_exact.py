@@ -22,7 +22,7 @@ import numpy as np
 from scipy import linalg, stats
 
 from .._threads import blas_single_thread
-from .._validation import check_positive_int, check_random_state
+from .._validation import check_positive, check_positive_int, check_random_state
 from ._meanfield import _check_problem, _cholesky
 
 __all__ = [
@@ -45,9 +45,17 @@ def as_generator(random_state):
     return np.random.default_rng(check_random_state(random_state).randint(2**32 - 1))
 
 
+def _check_rel_tol(rel_tol):
+    rel_tol = check_positive(rel_tol, "rel_tol")
+    if rel_tol >= 1:
+        raise ValueError(f"rel_tol is a relative tolerance below 1, got {rel_tol}.")
+    return rel_tol
+
+
 def log_evidence_exact(K, y, *, rel_tol=1e-6):
     """``ln Z`` of the step likelihood: closed form for ``n <= 3``, Genz's CDF for ``n <= 20``."""
     K, y = _check_problem(K, y)
+    rel_tol = _check_rel_tol(rel_tol)
     n = K.shape[0]
     if n <= 20:  # a covariance: PSD up to round-off (else arcsin or the CDF see a correlation > 1)
         lam = np.linalg.eigvalsh(K)
@@ -56,15 +64,18 @@ def log_evidence_exact(K, y, *, rel_tol=1e-6):
                              "the step likelihood's evidence needs a covariance matrix.")
     if n == 1:
         return -np.log(2.0)
-    if n == 2:
-        rho = y[0] * y[1] * K[0, 1] / np.sqrt(K[0, 0] * K[1, 1])
-        return float(np.log(0.25 + np.arcsin(rho) / (2 * np.pi)))
-    if n == 3:
+    if n in (2, 3):
         C = K * np.outer(y, y)
         d = np.sqrt(np.diag(C))
-        r = C / np.outer(d, d)
-        return float(np.log(0.125 + (np.arcsin(r[0, 1]) + np.arcsin(r[0, 2]) + np.arcsin(r[1, 2]))
-                            / (4 * np.pi)))
+        r = np.clip(C / np.outer(d, d), -1.0, 1.0)   # correlations; |r| > 1 only by round-off
+        if n == 2:
+            p = 0.25 + np.arcsin(r[0, 1]) / (2 * np.pi)
+        else:
+            p = 0.125 + (np.arcsin(r[0, 1]) + np.arcsin(r[0, 2]) + np.arcsin(r[1, 2])) / (4 * np.pi)
+        if not p > 0:
+            raise ValueError("The labels have probability 0 under this K (e.g. duplicated inputs with "
+                             "different labels and no noise); add noise to the diagonal of K.")
+        return float(np.log(p))
     if n > 20:
         raise ValueError(f"The exact orthant probability is only computed for n <= 20 (got n = {n}); "
                          "use log_evidence_importance or sample_posterior instead.")
@@ -104,6 +115,7 @@ def alpha_exact(K, y, *, rel_tol=1e-6):
     ``a_j = 0`` (mean 0, covariance ``K_{-j,-j} - K_{-j,j} K_{j,-j} / K_jj``).
     """
     K, y = _check_problem(K, y)
+    rel_tol = _check_rel_tol(rel_tol)
     n = K.shape[0]
     if n > 12:
         raise ValueError(f"alpha_exact integrates orthants numerically; use n <= 12 (got {n}).")
@@ -229,6 +241,10 @@ def log_evidence_importance(K, y, n_samples=100000, *, random_state=None):
     n_samples = check_positive_int(n_samples, "n_samples", minimum=100)
     rng = as_generator(random_state)
     n = K.shape[0]
+    lam = np.linalg.eigvalsh(K)
+    if lam[0] <= 1e-10 * lam[-1]:   # the prior N(0, K) is the proposal: it needs a density
+        raise ValueError("K must be positive definite for importance sampling from N(0, K) (duplicated or "
+                         "nearly equal inputs make it singular); add noise to its diagonal.")
     sol = solve_mean_field(K, y, "ep")
     tau, _ = _ep_sites(sol)
     with blas_single_thread():

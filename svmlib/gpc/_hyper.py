@@ -14,7 +14,7 @@ import numpy as np
 from scipy import optimize
 
 from .._threads import blas_single_thread
-from .._validation import check_inputs, check_pm_labels, check_positive, check_positive_int
+from .._validation import check_inputs, check_pm_labels, check_positive, check_positive_int, check_tol
 from ..kernels import RBF
 from ._meanfield import _check_method, free_energy, free_energy_gradient, solve_mean_field
 
@@ -28,6 +28,7 @@ def training_kernel(X, length_scales, noise_var, *, K0=1.0, B2=0.0, with_gradien
     for ``theta = (ln l_1, ..., ln l_d, ln sigma^2)`` (one slice per length scale when
     ``length_scales`` is an array, one in all when it is a number).
     """
+    noise_var = check_positive(noise_var, "noise_var", allow_zero=True)
     kernel = RBF(l=length_scales, K0=K0, B2=B2)
     K = kernel(X)
     n = K.shape[0]
@@ -50,8 +51,18 @@ def free_energy_and_gradient(theta, X, y, objective="naive", *, K0=1.0, B2=0.0, 
     back as warm starts.
     """
     _check_method(objective)
-    theta = np.asarray(theta, dtype=float)
-    d_l = X.shape[1] if n_length_scales is None else n_length_scales
+    X = check_inputs(X)
+    y = check_pm_labels(y)
+    if y.size != X.shape[0]:
+        raise ValueError(f"y has {y.size} labels but X has {X.shape[0]} rows.")
+    d_l = X.shape[1] if n_length_scales is None else check_positive_int(n_length_scales, "n_length_scales")
+    try:
+        theta = np.asarray(theta, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError("theta must be the vector (ln l_1, ..., ln l_d, ln sigma^2).") from None
+    if theta.shape != (d_l + 1,) or not np.all(np.isfinite(theta)):
+        raise ValueError(f"theta must hold {d_l + 1} finite numbers (ln l_1, ..., ln l_{d_l}, ln sigma^2), "
+                         f"got shape {theta.shape}.")
     l, noise = _unpack(theta, d_l)
     with blas_single_thread():
         K, dK = training_kernel(X, l, noise, K0=K0, B2=B2, with_gradient=True)
@@ -132,6 +143,7 @@ def fit_hyperparameters(X, y, objective="naive", *, length_scale0=None, noise_va
         raise ValueError(f"y has {y.size} labels but X has {X.shape[0]} rows.")
     bounds = _check_log_bounds(bounds)
     max_iter = check_positive_int(max_iter, "max_iter")
+    gtol = check_tol(gtol, "gtol")
     d = X.shape[1]
     l0 = np.sqrt(d) if length_scale0 is None else length_scale0
     l0 = np.broadcast_to(check_positive(l0, "length_scale0", allow_array=True), (d,)).astype(float)

@@ -27,7 +27,7 @@ from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 
 from .._threads import blas_single_thread
-from .._validation import check_kernel_matrix
+from .._validation import check_kernel_matrix, check_positive, check_positive_int, check_tol
 from ._likelihood import D, dD, log_Phi
 
 __all__ = [
@@ -115,6 +115,17 @@ def _check_problem(K, y):
     return K, y
 
 
+def _check_solution(K, y, sol):
+    """The problem and a MeanFieldSolution of the same size (for the free energies)."""
+    K, y = _check_problem(K, y)
+    if not isinstance(sol, MeanFieldSolution):
+        raise TypeError("sol must be a MeanFieldSolution (from solve_mean_field).")
+    if sol.alpha.shape != y.shape:
+        raise ValueError(f"sol has {sol.alpha.size} coefficients but K has {y.size} rows; "
+                         "solve_mean_field on this K first.")
+    return K, y
+
+
 # --------------------------------------------------------------------------- cavity variances
 def _inverse_diagonal(K):
     """``diag(K^-1)`` from a Cholesky factor, without forming the inverse."""
@@ -126,6 +137,7 @@ def _inverse_diagonal(K):
 def cavity_variances(K, method):
     """Cavity variances ``lambda`` of the naive or ensemble method (EP's are self-consistent)."""
     _check_method(method)
+    K = check_kernel_matrix(K, np.shape(K)[0] if np.ndim(K) == 2 else -1, symmetric=True)
     if method == "naive":
         return np.diag(K).copy()
     if method == "ensemble":
@@ -162,7 +174,16 @@ def solve_fixed_point(K, y, lam, *, alpha0=None, solver="newton", damping=1.0, t
     -------
     alpha, n_iter, converged, residual
     """
+    K, y = _check_problem(K, y)
     n = K.shape[0]
+    lam = check_positive(lam, "lam (the cavity variances)", allow_array=True)
+    if np.shape(lam) != (n,):
+        raise ValueError(f"lam must hold {n} cavity variances, one per row of K.")
+    if solver not in ("newton", "iterate"):
+        raise ValueError(f"solver must be 'newton' or 'iterate', got {solver!r}.")
+    damping = check_positive(damping, "damping")
+    tol = check_tol(tol)
+    max_iter = check_positive_int(max_iter, "max_iter")
     sqrt_lam = np.sqrt(lam)
     G = (K - np.diag(lam)) * np.outer(y, y)
     alpha = D(np.zeros(n)) / sqrt_lam if alpha0 is None else np.array(alpha0, dtype=float)
@@ -303,6 +324,7 @@ def free_energy_naive(K, y, sol):
 
     ``F_naive = -sum_i ln Phi(z_i) + 1/2 sum_{i != j} c_i K_ij c_j``, ``c = y * alpha``.
     """
+    K, y = _check_solution(K, y, sol)
     c = y * sol.alpha
     return float(-np.sum(log_Phi(sol.z)) + 0.5 * (c @ K @ c - np.sum(np.diag(K) * c * c)))
 
@@ -318,7 +340,12 @@ def ensemble_bound(K, y, h):
     is ``-ln Z + KL(q || posterior) >= -ln Z`` for *any* ``h``; the mean-field solution minimises it.
     """
     K, y = _check_problem(K, y)
-    h = np.asarray(h, dtype=float)
+    try:
+        h = np.asarray(h, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError("h must be an array of cavity means, one per row of K.") from None
+    if h.shape != y.shape or not np.all(np.isfinite(h)):
+        raise ValueError(f"h must hold {y.size} finite cavity means, one per row of K.")
     with blas_single_thread():
         cf = _cholesky(K)
         v = 1.0 / _inverse_diagonal(K)
@@ -332,6 +359,7 @@ def ensemble_bound(K, y, h):
 
 def free_energy_ensemble(K, y, sol):
     """Ensemble (variational) free energy at the mean-field solution: an upper bound on ``-ln Z``."""
+    K, y = _check_solution(K, y, sol)
     return ensemble_bound(K, y, sol.h)
 
 
@@ -350,12 +378,17 @@ def neg_log_evidence_ep(K, y, sol):
     Rasmussen & Williams (2006), Algorithm 3.5 / eq. (3.65), with the step likelihood
     (cavity ``N(h_i, lam_i)``, tilted normaliser ``Phi(z_i)``).
     """
+    K, y = _check_solution(K, y, sol)
     tau, nu = _ep_sites(sol)
     tau_cav, mu_cav = 1.0 / sol.lam, sol.h
     with blas_single_thread():
         s = np.sqrt(tau)
         B = np.eye(K.shape[0]) + s[:, None] * K * s[None, :]
-        L = linalg.cholesky(B, lower=True, check_finite=False)
+        try:
+            L = linalg.cholesky(B, lower=True, check_finite=False)
+        except linalg.LinAlgError:
+            raise ValueError("I + T^1/2 K T^1/2 is not positive definite: K is not a covariance "
+                             "(not positive semi-definite), or sol was solved on another K.") from None
         V = linalg.solve_triangular(L, s[:, None] * K, lower=True, check_finite=False)
         Sigma = K - V.T @ V
     terms_4_1 = 0.5 * np.sum(np.log1p(tau / tau_cav)) - np.sum(np.log(np.diag(L)))
@@ -367,6 +400,7 @@ def neg_log_evidence_ep(K, y, sol):
 
 def free_energy(K, y, sol):
     """The free energy of the solution's own method: F_naive, F_ens or -ln Z_EP."""
+    K, y = _check_solution(K, y, sol)
     return {"naive": free_energy_naive, "ensemble": free_energy_ensemble,
             "ep": neg_log_evidence_ep}[sol.method](K, y, sol)
 
@@ -412,6 +446,19 @@ def free_energy_gradient(K, y, sol, dK):
     -------
     ndarray (p,)
     """
+    K, y = _check_solution(K, y, sol)
+    try:
+        dK = np.asarray(dK, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError("dK must be a numeric array of shape (p, n, n).") from None
+    n = y.size
+    if dK.ndim == 2:
+        dK = dK[None]
+    if dK.ndim != 3 or dK.shape[1:] != (n, n) or not np.all(np.isfinite(dK)):
+        raise ValueError(f"dK must be a finite array of shape (p, {n}, {n}), got shape {dK.shape}.")
     with blas_single_thread():
         M = _gradient_matrix(K, y, sol)
+    if not np.all(np.isfinite(M)):
+        raise ValueError("The free-energy gradient is not finite here: K is (numerically) singular "
+                         "for this method; add noise to its diagonal.")
     return 0.5 * np.einsum("ij,kij->k", M, dK)
