@@ -127,7 +127,7 @@ def test_likelihood_panel_draws_q_plus_q_minus_and_nu(C):
     np.testing.assert_allclose(q_minus.get_ydata(), pr.likelihood(-np.ones_like(theta), theta, C))
     # nu is the sum of the two class likelihoods (eq. gp-nu); the grey band is what is missing to 1
     np.testing.assert_allclose(nu.get_ydata(), q_plus.get_ydata() + q_minus.get_ydata(), rtol=1e-12)
-    assert ax.get_title() == f"C = {C:g}"
+    assert ax.get_title() == f"$C = {C:g}$"
     assert "don't know" in _legend_texts(ax)
 
 
