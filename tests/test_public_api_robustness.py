@@ -45,14 +45,10 @@ from svmlib.kernels import RBF, Kernel
 
 TIME_LIMIT = 5.0  # seconds per call ("never longer than a few seconds")
 SKIPPED_PACKAGES = ("svmlib.widgets", "svmlib.plotting", "svmlib.exercises")
-# Files owned by other sessions: a failure there is an expected failure with this reason until
-# the owner fixes it (the coordinator removes the mark; strict=False so a fix does not break it).
-OWNED_ELSEWHERE = {
-    "svmlib.dual": "dual.py: owned by the dual session",
-    "svmlib.svr": "svr.py: owned by the SVR session",
-    "svmlib.bootstrap._replica": "bootstrap/_replica*.py: owned by the replica session",
-    "svmlib.datasets": "",  # mine: no mark
-}
+# Names that fail the test in files another session owns: {qualname: reason}. An entry is an
+# expected failure (strict=False, so the owner's fix does not break the run) until the owner
+# fixes it and removes it. Empty now: svmlib.dual, svmlib.svr and the replica solver pass.
+EXPECTED_FAILURES = {}
 
 # --------------------------------------------------------------------------------------------
 # good data (small: the whole test must run in about a minute on 2 cores)
@@ -408,11 +404,9 @@ def public_api():
 API = public_api()
 
 
-def _owner_mark(home):
-    for prefix, reason in OWNED_ELSEWHERE.items():
-        if home.startswith(prefix) and reason:
-            return [pytest.mark.xfail(reason=reason, strict=False)]
-    return []
+def _owner_mark(qualname):
+    reason = EXPECTED_FAILURES.get(qualname)
+    return [pytest.mark.xfail(reason=reason, strict=False)] if reason else []
 
 
 def _good_args(qualname, fn):
@@ -585,7 +579,7 @@ def drive(qualname, obj):
 
 @pytest.mark.parametrize(
     "qualname, obj",
-    [pytest.param(q, o, id=q, marks=_owner_mark(h)) for q, h, o in API],
+    [pytest.param(q, o, id=q, marks=_owner_mark(q)) for q, _, o in API],
 )
 def test_public_name_survives_the_corpus(qualname, obj):
     n_calls, failures = drive(qualname, obj)
