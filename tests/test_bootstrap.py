@@ -613,6 +613,43 @@ def test_plain_iteration_warns_and_checks_its_inputs(crabs, small):
         iterate_replica(Ks, ys, 1.0, max_iter=0)
 
 
+def test_readable_functions_check_their_inputs(small):
+    X, y, K = small
+    sol = solve_replica(K, y, 1.0)
+    x = np.concatenate([sol.m_c, np.log(sol.V_c), np.log(sol.chi_c)])
+    with pytest.raises(ValueError, match="labels -1/\\+1"):
+        site_parameters(np.array([0.5]), 0.0, 1.0, 1.0, 1.0)
+    with pytest.raises(ValueError, match="> 0"):
+        site_moments(1.0, 0.0, -1.0, 1.0, 1.0)
+    with pytest.raises(ValueError, match="finite"):
+        site_moments(1.0, np.nan, 1.0, 1.0, 1.0)
+    with pytest.raises(ValueError, match="S_over_N"):
+        site_parameters(1.0, 0.0, 1.0, 1.0, MAX_S_OVER_N + 1)
+    with pytest.raises(TypeError, match="numbers or arrays"):
+        site_moments(1.0, "a", 1.0, 1.0, 1.0)
+    with pytest.raises(ValueError, match="dl must be >= 0"):
+        gaussian_cavities(K, -sol.dl, sol.g, sol.lam)
+    with pytest.raises(ValueError, match="shape"):
+        gaussian_cavities(K[:5, :5], *sol.sites)
+    with pytest.raises(ValueError, match="positive semidefinite"):
+        gaussian_cavities(np.array([[1.0, 3.0], [3.0, 1.0]]), np.ones(2), np.ones(2), -np.ones(2))  # B = [[2, 3], [3, 2]]
+    with pytest.raises(ValueError, match="length 3 n"):
+        replica_map(K, y, 1.0, x[:-1])
+    with pytest.raises(ValueError, match="not finite"):
+        replica_map(K, y, 1.0, np.concatenate([sol.m_c, np.full(y.size, 800.0), np.log(sol.chi_c)]))
+    with pytest.raises(ValueError, match="B not positive definite"):
+        iterate_replica(np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([-1.0, 1.0]), 1.0)
+    Kx = RBF(l=1.0)(X[:3], X)
+    with pytest.raises(TypeError, match="ReplicaSolution"):
+        field_at_new_inputs(K, sol.sites, Kx, np.ones(3))
+    with pytest.raises(ValueError, match="K_new"):
+        field_at_new_inputs(K, sol, Kx[:, :-1], np.ones(3))
+    with pytest.raises(ValueError, match="K_new_diag"):
+        field_at_new_inputs(K, sol, Kx, np.ones(2))
+    with pytest.raises(ValueError, match="NaN"):
+        field_at_new_inputs(np.full_like(K, np.nan), sol, Kx, np.ones(3))
+
+
 # ----------------------------------------------------------------------------- hypergradient
 def _richardson_derivative(f, h):
     """Central differences at h and h/2 combined to cancel the h^2 term (error O(h^4))."""

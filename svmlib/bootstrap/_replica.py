@@ -24,13 +24,13 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy.linalg import cholesky, eigvalsh, solve_triangular
+from scipy.linalg import LinAlgError, cholesky, eigvalsh, solve_triangular
 from scipy.optimize import brentq
 from scipy.special import ndtr
 from sklearn.exceptions import ConvergenceWarning
 
 from .._threads import blas_single_thread
-from .._validation import check_positive, check_positive_int
+from .._validation import check_kernel_matrix, check_positive, check_positive_int
 from ._hardmargin import check_gram
 from ._replica_acceleration import _gmres, _linearised_map, _solve
 from ._replica_equations import (V_FLOOR, _cavity_vector, gaussian_cavities, iterate_replica, replica_map,
@@ -96,6 +96,8 @@ def initial_sites(K, y, S_over_N):
     >>> solve_replica(K, y, 1.0, init=(dl, g, lam)).converged  # the spec's start instead of the cold one
     True
     """
+    K, y = check_gram(K, y)
+    S_over_N = check_S_over_N(S_over_N)
     n = y.size
     if n > SPECTRUM_SUBSET:
         pick = np.linspace(0, n - 1, SPECTRUM_SUBSET).astype(int)
@@ -266,18 +268,30 @@ def field_at_new_inputs(K, solution, K_new, K_new_diag):
     >>> np.sign(mean).tolist(), bool(np.all(var > 0))
     ([-1.0, -1.0, 1.0], True)
     """
+    if not isinstance(solution, ReplicaSolution):
+        raise TypeError(f"solution must be a ReplicaSolution (from solve_replica), got {type(solution).__name__}.")
     dl, g, lam = solution.sites
     n = dl.size
-    kx = np.asarray(K_new, dtype=float).T  # (n, n_new)
+    K = check_kernel_matrix(K, n, name="K", symmetric=True)
+    if np.ndim(K_new) != 2:
+        raise ValueError(f"K_new must be a matrix of shape (n_new, {n}), got shape {np.shape(K_new)}.")
+    kx = check_kernel_matrix(K_new, np.shape(K_new)[0], n, name="K_new").T  # (n, n_new)
+    K_new_diag = np.asarray(K_new_diag, dtype=float)
+    if K_new_diag.shape != (kx.shape[1],) or not np.all(np.isfinite(K_new_diag)):
+        raise ValueError(f"K_new_diag must be {kx.shape[1]} finite values K(x, x), one per new input.")
     with blas_single_thread():
         sd = np.sqrt(dl)
         B = sd[:, None] * K * sd[None, :]
         B[np.diag_indices(n)] += 1.0
-        L = cholesky(B, lower=True, check_finite=False)
+        try:
+            L = cholesky(B, lower=True, check_finite=False)
+        except LinAlgError:
+            raise ValueError("I + D^1/2 K D^1/2 is not positive definite: K must be the positive semidefinite "
+                             "Gram matrix the solution was computed for.") from None
         z = solve_triangular(L, sd[:, None] * kx, lower=True, check_finite=False)
         z = solve_triangular(L, z, lower=True, trans="T", check_finite=False)
         T = kx - K @ (sd[:, None] * z)
-        chi = np.asarray(K_new_diag, dtype=float) - np.einsum("in,i,in->n", kx, dl, T)
+        chi = K_new_diag - np.einsum("in,i,in->n", kx, dl, T)
         mean = T.T @ g
         var = -np.einsum("in,i->n", T**2, lam)
     var = np.maximum(var, V_FLOOR * float(np.max(np.diag(K))))

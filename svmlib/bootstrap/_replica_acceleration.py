@@ -33,7 +33,7 @@ from scipy.special import ndtr
 from sklearn.exceptions import ConvergenceWarning
 
 from .._threads import single_threaded
-from ._replica_equations import COLD_START, _cavity_vector, _Gaussian, site_parameters
+from ._replica_equations import COLD_START, _cavity_vector, _Gaussian, _site_parameters
 from ._replica_fast_map import _evaluate, _g_diag_l_g, _gaussian_part, _rough_map, _scaled_step
 from ._replica_solution import ReplicaSolution
 
@@ -123,7 +123,7 @@ def _site_jacobian(y, x, S_over_N, sites):
         points[0, k, k] += steps[k]
         points[1, k, k] -= steps[k]
     with np.errstate(all="ignore"):
-        shifted, _ = site_parameters(y, points[:, :, 0], np.exp(points[:, :, 1]), chi_c, S_over_N)
+        shifted, _ = _site_parameters(y, points[:, :, 0], np.exp(points[:, :, 1]), chi_c, S_over_N)
     shifted = np.stack(shifted)  # (site parameter j, sign, moved coordinate k, n)
     J = np.empty((3, 3, n))
     J[:, :2] = (shifted[:, 0] - shifted[:, 1]) / (2 * steps)

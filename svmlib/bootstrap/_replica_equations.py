@@ -28,11 +28,11 @@ import warnings
 from collections import namedtuple
 
 import numpy as np
-from scipy.linalg import cholesky, solve_triangular
+from scipy.linalg import LinAlgError, cholesky, solve_triangular
 from scipy.special import ndtr
 from sklearn.exceptions import ConvergenceWarning
 
-from .._validation import check_positive, check_positive_int
+from .._validation import check_kernel_matrix, check_positive, check_positive_int
 from ._hardmargin import check_gram
 from ._replica_solution import ReplicaSolution, check_S_over_N
 
@@ -51,6 +51,23 @@ def _site_terms(y, m_c, V_c, S_over_N):
     Phi, phi = ndtr(delta), np.exp(-0.5 * delta**2) / np.sqrt(2 * np.pi)
     one_minus_q = ndtr(-delta) + np.exp(-S_over_N) * Phi  # = 1 - p Phi(Delta)   (Numerics 1)
     return p * Phi, one_minus_q, p * (Phi + np.sqrt(V_c) * phi), delta
+
+
+def _check_sites(y, m_c, V_c, chi_c, S_over_N):
+    """Finite arrays of a common shape, labels -1/+1, V_c > 0 and chi_c > 0; S/N as check_S_over_N."""
+    S_over_N = check_S_over_N(S_over_N)
+    try:
+        arrays = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in (y, m_c, V_c, chi_c)))
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"y, m_c, V_c and chi_c must be numbers or arrays of one shape: {err}") from None
+    y, m_c, V_c, chi_c = arrays
+    if not all(np.all(np.isfinite(a)) for a in arrays):
+        raise ValueError("y, m_c, V_c and chi_c must be finite (no NaN or infinity).")
+    if not np.all(np.abs(y) == 1):
+        raise ValueError("y must hold labels -1/+1.")
+    if not (np.all(V_c > 0) and np.all(chi_c > 0)):
+        raise ValueError("The cavity variance V_c and response chi_c must be > 0.")
+    return y, m_c, V_c, chi_c, S_over_N
 
 
 def site_moments(y, m_c, V_c, chi_c, S_over_N):
@@ -80,10 +97,8 @@ def site_moments(y, m_c, V_c, chi_c, S_over_N):
     >>> print(f"{m:.4f} {V:.4f} {chi:.4f}")
     0.6848 0.6840 0.4682
     """
-    _, one_minus_q, shift, _ = _site_terms(y, m_c, V_c, S_over_N)
-    m = m_c * one_minus_q + y * shift
-    V = V_c * one_minus_q + (1 - y * m) * (y * m - y * m_c)
-    return m, V, chi_c * one_minus_q
+    (_, _, _), moments = site_parameters(y, m_c, V_c, chi_c, S_over_N)
+    return moments
 
 
 def site_parameters(y, m_c, V_c, chi_c, S_over_N):
@@ -115,6 +130,11 @@ def site_parameters(y, m_c, V_c, chi_c, S_over_N):
     >>> bool(abs(1 / chi - (1 / 1.0 + dl)) < 1e-12)  # eq. (boot-cavity): 1/chi = 1/chi_c + dl
     True
     """
+    return _site_parameters(*_check_sites(y, m_c, V_c, chi_c, S_over_N))
+
+
+def _site_parameters(y, m_c, V_c, chi_c, S_over_N):
+    """:func:`site_parameters` without the input checks (the iteration's inputs are valid)."""
     q, one_minus_q, shift, _ = _site_terms(y, m_c, V_c, S_over_N)
     chi = chi_c * one_minus_q
     m = m_c * one_minus_q + y * shift
@@ -161,6 +181,32 @@ def gaussian_cavities(K, dl, g, lam, *, v_floor=V_FLOOR):
     >>> bool(np.allclose(gauss.chi_c, 1 / (1 / np.diag(G) - [1.0, 2.0])))  # chi_c = 1 / dl_c
     True
     """
+    K, dl, g, lam = _check_gaussian_inputs(K, dl, g, lam)
+    try:
+        return _gaussian_cavities(K, dl, g, lam, v_floor)
+    except LinAlgError:
+        raise ValueError("I + D^1/2 K D^1/2 is not positive definite: K must be a positive semidefinite "
+                         "Gram matrix.") from None
+
+
+def _check_gaussian_inputs(K, dl, g, lam):
+    """K a finite symmetric n x n matrix; dl >= 0, g, lam finite arrays of length n."""
+    try:
+        dl, g, lam = (np.asarray(a, dtype=float) for a in (dl, g, lam))
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"dl, g and lam must be numeric arrays: {err}") from None
+    if dl.ndim != 1 or g.shape != dl.shape or lam.shape != dl.shape:
+        raise ValueError(f"dl, g and lam must be 1-D arrays of one length, got shapes {dl.shape}, {g.shape}, "
+                         f"{lam.shape}.")
+    if not (np.all(np.isfinite(dl)) and np.all(np.isfinite(g)) and np.all(np.isfinite(lam))):
+        raise ValueError("dl, g and lam must be finite (no NaN or infinity).")
+    if np.any(dl < 0):
+        raise ValueError("The site precisions dl must be >= 0.")
+    return check_kernel_matrix(K, dl.size, name="K", symmetric=True), dl, g, lam
+
+
+def _gaussian_cavities(K, dl, g, lam, v_floor=V_FLOOR):
+    """:func:`gaussian_cavities` without the input checks."""
     n = dl.size
     sd = np.sqrt(dl)
     L = cholesky(np.eye(n) + sd[:, None] * K * sd[None, :], lower=True, check_finite=False)  # B = L L^T
@@ -242,9 +288,28 @@ def replica_map(K, y, S_over_N, x):
     >>> bool(np.abs(F_x - x).max() < 1e-6 and residual < 1e-8)  # a fixed point
     True
     """
+    K, y = check_gram(K, y)
+    S_over_N = check_S_over_N(S_over_N)
+    x = np.asarray(x, dtype=float)
+    if x.shape != (3 * y.size,) or not np.all(np.isfinite(x)):
+        raise ValueError(f"x must be a finite cavity vector (m_c, log V_c, log chi_c) of length 3 n = {3 * y.size}.")
+    try:
+        with np.errstate(all="ignore"):  # overflow shows up as a non-finite result, reported below
+            out = _replica_map(K, y, S_over_N, x)
+    except LinAlgError:
+        raise ValueError("I + D^1/2 K D^1/2 is not positive definite: K must be a positive semidefinite Gram "
+                         "matrix of distinct inputs.") from None
+    if not (np.all(np.isfinite(out[0])) and np.isfinite(out[1])):
+        raise ValueError("The map is not finite at this x (overflow): check that K is a valid Gram matrix and "
+                         "that x is a cavity vector (m_c, log V_c, log chi_c) of moderate size.")
+    return out
+
+
+def _replica_map(K, y, S_over_N, x):
+    """:func:`replica_map` without the input checks: the chapter's three steps."""
     m_c, V_c, chi_c = _split_cavity(x)
-    sites, marginals = site_parameters(y, m_c, V_c, chi_c, S_over_N)  # eq. (boot-site-moments)
-    gauss, _ = gaussian_cavities(K, *sites)  # eqs. (boot-gauss), (boot-cavity)
+    sites, marginals = _site_parameters(y, m_c, V_c, chi_c, S_over_N)  # eq. (boot-site-moments)
+    gauss, _ = _gaussian_cavities(K, *sites)  # eqs. (boot-gauss), (boot-cavity)
     return _cavity_vector(gauss), _residual(gauss, *marginals), sites, gauss
 
 
@@ -298,12 +363,15 @@ def iterate_replica(K, y, S_over_N=1.0, *, tol=1e-8, max_iter=500, dampings=(1.0
     for damping in dampings:
         x, history = x0, []
         for _ in range(max_iter):
-            F_x, res, sites, gauss = replica_map(K, y, S_over_N, x)
+            try:
+                F_x, res, sites, gauss = _replica_map(K, y, S_over_N, x)
+            except LinAlgError:  # B not positive definite
+                res = np.nan
+            if not np.isfinite(res):
+                raise ValueError("The replica iteration failed (non-finite values or B not positive definite): "
+                                 "check that K is a valid Gram matrix of distinct inputs.")
             n_iter += 1
             history.append(res)
-            if not np.isfinite(res):
-                raise ValueError("The replica iteration produced non-finite values: check that K is a valid "
-                                 "Gram matrix of distinct inputs.")
             if best is None or res < best[0]:
                 best = (res, sites, gauss, damping, history)
             if res < tol:

@@ -25,7 +25,7 @@ from scipy.linalg.blas import dsymv, dsyrk, dtrsm, get_blas_funcs, ssymv, ssyrk,
 from scipy.linalg.lapack import dpotrf, spotrf, spstrf
 
 from ._replica_equations import (CLAMPED_B, V_FLOOR, _cavity_vector, _Gaussian, _residual, _split_cavity,
-                                 site_parameters)
+                                 _site_parameters)
 
 # Plain steps far from the fixed point may run in single precision (~1.7x faster). Its error in
 # the map, in the units of the step size (_scaled_step), was at most 7e-5 times the amplification
@@ -254,7 +254,7 @@ def _evaluate(K, y, S_over_N, x, rough=None):
     """F at the cavity vector x, or None if the Gaussian part fails or is not finite."""
     with np.errstate(all="ignore"):  # a wild Newton step may overflow: caught as non-finite below
         m_c, V_c, chi_c = _split_cavity(x)
-        sites, moments = site_parameters(y, m_c, V_c, chi_c, S_over_N)
+        sites, moments = _site_parameters(y, m_c, V_c, chi_c, S_over_N)
         try:
             part = _gaussian_part(K, *sites, rough=rough)
         except (LinAlgError, ValueError):
