@@ -47,8 +47,12 @@ TIME_LIMIT = 5.0  # seconds per call ("never longer than a few seconds")
 SKIPPED_PACKAGES = ("svmlib.widgets", "svmlib.plotting", "svmlib.exercises")
 # Names that fail the test in files another session owns: {qualname: reason}. An entry is an
 # expected failure (strict=False, so the owner's fix does not break the run) until the owner
-# fixes it and removes it. Empty now: svmlib.dual, svmlib.svr and the replica solver pass.
-EXPECTED_FAILURES = {}
+# fixes it and removes it. svmlib.dual and svmlib.svr pass. The replica functions below fail at
+# the committed state (NaN K/y accepted, LinAlgError on a non-PSD K, AttributeError on lists,
+# replica_map non-finite at its baseline); the replica session's working copy already passes.
+_REPLICA = "bootstrap/_replica*.py: owned by the replica session (see /tmp/coord/requests.md)"
+EXPECTED_FAILURES = {f"svmlib.bootstrap.{name}": _REPLICA for name in (
+    "field_at_new_inputs", "gaussian_cavities", "initial_sites", "site_moments", "site_parameters", "replica_map")}
 
 # --------------------------------------------------------------------------------------------
 # good data (small: the whole test must run in about a minute on 2 cores)
