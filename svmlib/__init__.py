@@ -5,6 +5,7 @@ The library behind the textbook. One module per idea of the book:
 - :mod:`svmlib.kernels`        kernels and Gram matrices (Part I)
 - :mod:`svmlib.primal`         primal soft-margin SVM by subgradient descent (Part I)
 - :mod:`svmlib.dual`           dual QP by SMO, hard/soft margin, with and without bias (Part I)
+- :mod:`svmlib.svr`            epsilon-insensitive support vector regression by SMO (Part I)
 - :mod:`svmlib.probabilistic`  the SVM as MAP inference under a GP prior (Part II)
 - :mod:`svmlib.evidence`       the SVM's Bayesian evidence and its normaliser (Part II)
 - :mod:`svmlib.margin`         hyperplane geometry and the maximum margin (Part I)

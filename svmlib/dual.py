@@ -919,7 +919,7 @@ def solve_dual(K, y, C=1.0, *, fit_intercept=True, tol=1e-3, max_iter=None, alph
     >>> X = np.array([[0.0], [1.0], [3.0], [4.0]]); y = np.array([-1.0, -1.0, 1.0, 1.0])
     >>> sol = solve_dual(X @ X.T, y, C=10.0)
     >>> sol.alpha.round(3).tolist(), round(sol.b, 3)
-    ([0.0, 1.0, 1.0, 0.0], -2.0)
+    ([0.0, 0.5, 0.5, 0.0], -2.0)
     """
     solver, max_iter = _make_solver(K, y, C, fit_intercept, tol, max_iter, alpha0, sample_weight)
     n_iter = 0
@@ -1150,7 +1150,8 @@ class DualSVC(ClassifierMixin, BaseEstimator):
             K = check_inputs(X, name="X (the precomputed kernel K(X_test, X_train))")
             n_train = self.shape_fit_[0]
             if K.shape[1] != n_train:
-                raise ValueError(f"With kernel='precomputed', X must be K(X_test, X_train) with "
+                raise ValueError(f"X has {K.shape[1]} features, but DualSVC is expecting {n_train} features "
+                                 f"as input: with kernel='precomputed', X must be K(X_test, X_train) with "
                                  f"{n_train} columns (one per training point); got shape {K.shape}.")
             K_sv = K[:, self.support_]
         else:
