@@ -42,6 +42,10 @@ def glue(name, value, display=False):
         return None
     if get_ipython() is None:
         return None
+    # numpy 2 writes np.float64(0.5) as its repr; myst-nb's {glue:text}`x:.2f` parses the
+    # text/plain form as a number, so numpy scalars are glued as the Python numbers they hold.
+    if hasattr(value, "dtype") and getattr(value, "shape", None) == () and hasattr(value, "item"):
+        value = value.item()
     mimebundle, metadata = format_display_data(value)
     prefix = "" if display else GLUE_PREFIX
     metadata["scrapbook"] = dict(name=name, mime_prefix=prefix)
