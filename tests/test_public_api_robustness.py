@@ -47,12 +47,9 @@ TIME_LIMIT = 5.0  # seconds per call ("never longer than a few seconds")
 SKIPPED_PACKAGES = ("svmlib.widgets", "svmlib.plotting", "svmlib.exercises")
 # Names that fail the test in files another session owns: {qualname: reason}. An entry is an
 # expected failure (strict=False, so the owner's fix does not break the run) until the owner
-# fixes it and removes it. svmlib.dual and svmlib.svr pass. The replica functions below fail at
-# the committed state (NaN K/y accepted, LinAlgError on a non-PSD K, AttributeError on lists,
-# replica_map non-finite at its baseline); the replica session's working copy already passes.
-_REPLICA = "bootstrap/_replica*.py: owned by the replica session (see /tmp/coord/requests.md)"
-EXPECTED_FAILURES = {f"svmlib.bootstrap.{name}": _REPLICA for name in (
-    "field_at_new_inputs", "gaussian_cavities", "initial_sites", "site_moments", "site_parameters", "replica_map")}
+# fixes it and removes it. Empty: svmlib.dual, svmlib.svr and the replica functions pass.
+EXPECTED_FAILURES = {}
+
 
 # --------------------------------------------------------------------------------------------
 # good data (small: the whole test must run in about a minute on 2 cores)
@@ -285,8 +282,9 @@ OVERRIDES = {  # qualname -> {param: factory}; budgets kept small
     "svmlib.bootstrap.draw_occupations": {"n": lambda: N},
     "svmlib.bootstrap.length_scale_path": {"length_scales": lambda: np.array([1.0, 2.0])},
     "svmlib.bootstrap.replica_learning_curve": {"S_over_N_values": lambda: [1.0]},
-    "svmlib.bootstrap.replica_map": {"x": lambda: np.concatenate([_replica_solution().dl, _replica_solution().g,
-                                                                  _replica_solution().lam])},
+    # replica_map maps the cavity vector (m_c, ln V_c, ln chi_c)
+    "svmlib.bootstrap.replica_map": {"x": lambda: np.concatenate([_replica_solution().m_c, np.log(_replica_solution().V_c),
+                                                                  np.log(_replica_solution().chi_c)])},
     "svmlib.lssvr.make_sinc": {"n": lambda: 30},
     "svmlib.lssvr.sinc_bands": {"n": lambda: 30, "n_grid": lambda: 20},
     "svmlib.lssvr.epsilon_convergence": {"n": lambda: 10, "n_grid": lambda: 20, "eps_grid": lambda: np.array([1e-3, 1e-2])},
