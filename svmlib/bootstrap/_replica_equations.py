@@ -32,9 +32,8 @@ from scipy.linalg import LinAlgError, cholesky, solve_triangular
 from scipy.special import ndtr
 from sklearn.exceptions import ConvergenceWarning
 
-from .._validation import check_kernel_matrix, check_positive, check_positive_int
-from ._hardmargin import check_gram
-from ._replica_solution import ReplicaSolution, check_S_over_N
+from ._replica_solution import (ReplicaSolution, check_gaussian_inputs, check_iteration_inputs, check_map_inputs,
+                                check_sites)
 
 __all__ = ["site_moments", "site_parameters", "gaussian_cavities", "replica_map", "iterate_replica"]
 
@@ -51,23 +50,6 @@ def _site_terms(y, m_c, V_c, S_over_N):
     Phi, phi = ndtr(delta), np.exp(-0.5 * delta**2) / np.sqrt(2 * np.pi)
     one_minus_q = ndtr(-delta) + np.exp(-S_over_N) * Phi  # = 1 - p Phi(Delta)   (Numerics 1)
     return p * Phi, one_minus_q, p * (Phi + np.sqrt(V_c) * phi), delta
-
-
-def _check_sites(y, m_c, V_c, chi_c, S_over_N):
-    """Finite arrays of a common shape, labels -1/+1, V_c > 0 and chi_c > 0; S/N as check_S_over_N."""
-    S_over_N = check_S_over_N(S_over_N)
-    try:
-        arrays = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in (y, m_c, V_c, chi_c)))
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"y, m_c, V_c and chi_c must be numbers or arrays of one shape: {err}") from None
-    y, m_c, V_c, chi_c = arrays
-    if not all(np.all(np.isfinite(a)) for a in arrays):
-        raise ValueError("y, m_c, V_c and chi_c must be finite (no NaN or infinity).")
-    if not np.all(np.abs(y) == 1):
-        raise ValueError("y must hold labels -1/+1.")
-    if not (np.all(V_c > 0) and np.all(chi_c > 0)):
-        raise ValueError("The cavity variance V_c and response chi_c must be > 0.")
-    return y, m_c, V_c, chi_c, S_over_N
 
 
 def site_moments(y, m_c, V_c, chi_c, S_over_N):
@@ -130,7 +112,7 @@ def site_parameters(y, m_c, V_c, chi_c, S_over_N):
     >>> bool(abs(1 / chi - (1 / 1.0 + dl)) < 1e-12)  # eq. (boot-cavity): 1/chi = 1/chi_c + dl
     True
     """
-    return _site_parameters(*_check_sites(y, m_c, V_c, chi_c, S_over_N))
+    return _site_parameters(*check_sites(y, m_c, V_c, chi_c, S_over_N))
 
 
 def _site_parameters(y, m_c, V_c, chi_c, S_over_N):
@@ -181,28 +163,12 @@ def gaussian_cavities(K, dl, g, lam, *, v_floor=V_FLOOR):
     >>> bool(np.allclose(gauss.chi_c, 1 / (1 / np.diag(G) - [1.0, 2.0])))  # chi_c = 1 / dl_c
     True
     """
-    K, dl, g, lam = _check_gaussian_inputs(K, dl, g, lam)
+    K, dl, g, lam = check_gaussian_inputs(K, dl, g, lam)
     try:
         return _gaussian_cavities(K, dl, g, lam, v_floor)
     except LinAlgError:
         raise ValueError("I + D^1/2 K D^1/2 is not positive definite: K must be a positive semidefinite "
                          "Gram matrix.") from None
-
-
-def _check_gaussian_inputs(K, dl, g, lam):
-    """K a finite symmetric n x n matrix; dl >= 0, g, lam finite arrays of length n."""
-    try:
-        dl, g, lam = (np.asarray(a, dtype=float) for a in (dl, g, lam))
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"dl, g and lam must be numeric arrays: {err}") from None
-    if dl.ndim != 1 or g.shape != dl.shape or lam.shape != dl.shape:
-        raise ValueError(f"dl, g and lam must be 1-D arrays of one length, got shapes {dl.shape}, {g.shape}, "
-                         f"{lam.shape}.")
-    if not (np.all(np.isfinite(dl)) and np.all(np.isfinite(g)) and np.all(np.isfinite(lam))):
-        raise ValueError("dl, g and lam must be finite (no NaN or infinity).")
-    if np.any(dl < 0):
-        raise ValueError("The site precisions dl must be >= 0.")
-    return check_kernel_matrix(K, dl.size, name="K", symmetric=True), dl, g, lam
 
 
 def _gaussian_cavities(K, dl, g, lam, v_floor=V_FLOOR):
@@ -288,11 +254,7 @@ def replica_map(K, y, S_over_N, x):
     >>> bool(np.abs(F_x - x).max() < 1e-6 and residual < 1e-8)  # a fixed point
     True
     """
-    K, y = check_gram(K, y)
-    S_over_N = check_S_over_N(S_over_N)
-    x = np.asarray(x, dtype=float)
-    if x.shape != (3 * y.size,) or not np.all(np.isfinite(x)):
-        raise ValueError(f"x must be a finite cavity vector (m_c, log V_c, log chi_c) of length 3 n = {3 * y.size}.")
+    K, y, S_over_N, x = check_map_inputs(K, y, S_over_N, x)
     try:
         with np.errstate(all="ignore"):  # overflow shows up as a non-finite result, reported below
             out = _replica_map(K, y, S_over_N, x)
@@ -351,12 +313,7 @@ def iterate_replica(K, y, S_over_N=1.0, *, tol=1e-8, max_iter=500, dampings=(1.0
     >>> plain.converged, plain.n_iter > fast.n_iter, abs(plain.error - fast.error) < 1e-9
     (True, True, True)
     """
-    K, y = check_gram(K, y)
-    S_over_N = check_S_over_N(S_over_N)
-    tol, max_iter = float(check_positive(tol, "tol")), check_positive_int(max_iter, "max_iter")
-    dampings = tuple(float(d) for d in np.atleast_1d(dampings))
-    if not dampings or any(not (0 < d <= 1) for d in dampings):
-        raise ValueError(f"dampings must be numbers in (0, 1], got {dampings!r}.")
+    K, y, S_over_N, tol, max_iter, dampings = check_iteration_inputs(K, y, S_over_N, tol, max_iter, dampings)
     mean, var, response = COLD_START
     x0 = np.concatenate([mean * y, np.log(var * np.diag(K)), np.log(response * np.diag(K))])
     best, n_iter = None, 0

@@ -1,4 +1,4 @@
-"""The result of the replica fixed point, shared by the plain iteration and the accelerated solver."""
+"""The result of the replica fixed point and the input checks, shared by the plain iteration and the solver."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import ndtr
 
-from .._validation import check_positive
+from .._validation import check_kernel_matrix, check_positive, check_positive_int
+from ._hardmargin import check_gram
 
-__all__ = ["MAX_S_OVER_N", "ReplicaSolution", "check_S_over_N"]
+__all__ = ["MAX_S_OVER_N", "ReplicaSolution", "check_S_over_N", "check_sites", "check_gaussian_inputs",
+           "check_map_inputs", "check_iteration_inputs"]
 
 #: Above this S/N, 1 - p = e^{-S/N} < 1e-10 and the clamped sites' dl ~ 1/(1-p) make
 #: B ill-conditioned (S/N = 32 overflowed in the prototype). The S -> infinity limit of the
@@ -107,3 +109,61 @@ def check_S_over_N(S_over_N):
             "Opper-Winther leave-one-out error: use svmlib.bootstrap.opper_winther_loo."
         )
     return S_over_N
+
+
+def check_sites(y, m_c, V_c, chi_c, S_over_N):
+    """Finite arrays of a common shape, labels -1/+1, V_c > 0 and chi_c > 0; S/N as check_S_over_N."""
+    S_over_N = check_S_over_N(S_over_N)
+    try:
+        arrays = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in (y, m_c, V_c, chi_c)))
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"y, m_c, V_c and chi_c must be numbers or arrays of one shape: {err}") from None
+    y, m_c, V_c, chi_c = arrays
+    if not all(np.all(np.isfinite(a)) for a in arrays):
+        raise ValueError("y, m_c, V_c and chi_c must be finite (no NaN or infinity).")
+    if not np.all(np.abs(y) == 1):
+        raise ValueError("y must hold labels -1/+1.")
+    if not (np.all(V_c > 0) and np.all(chi_c > 0)):
+        raise ValueError("The cavity variance V_c and response chi_c must be > 0.")
+    return y, m_c, V_c, chi_c, S_over_N
+
+
+def check_gaussian_inputs(K, dl, g, lam):
+    """K a finite symmetric n x n matrix; dl >= 0, g, lam finite arrays of length n."""
+    try:
+        dl, g, lam = (np.asarray(a, dtype=float) for a in (dl, g, lam))
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"dl, g and lam must be numeric arrays: {err}") from None
+    if dl.ndim != 1 or g.shape != dl.shape or lam.shape != dl.shape:
+        raise ValueError(f"dl, g and lam must be 1-D arrays of one length, got shapes {dl.shape}, {g.shape}, "
+                         f"{lam.shape}.")
+    if not (np.all(np.isfinite(dl)) and np.all(np.isfinite(g)) and np.all(np.isfinite(lam))):
+        raise ValueError("dl, g and lam must be finite (no NaN or infinity).")
+    if np.any(dl < 0):
+        raise ValueError("The site precisions dl must be >= 0.")
+    return check_kernel_matrix(K, dl.size, name="K", symmetric=True), dl, g, lam
+
+
+def check_map_inputs(K, y, S_over_N, x):
+    """K, y as check_gram; S/N as check_S_over_N; x a finite cavity vector of length 3 n."""
+    K, y = check_gram(K, y)
+    S_over_N = check_S_over_N(S_over_N)
+    x = np.asarray(x, dtype=float)
+    if x.shape != (3 * y.size,) or not np.all(np.isfinite(x)):
+        raise ValueError(f"x must be a finite cavity vector (m_c, log V_c, log chi_c) of length 3 n = {3 * y.size}.")
+    return K, y, S_over_N, x
+
+
+def check_dampings(dampings):
+    """A non-empty tuple of floats in (0, 1]."""
+    dampings = tuple(float(d) for d in np.atleast_1d(dampings))
+    if not dampings or any(not (0 < d <= 1) for d in dampings):
+        raise ValueError(f"dampings must be numbers in (0, 1], got {dampings!r}.")
+    return dampings
+
+
+def check_iteration_inputs(K, y, S_over_N, tol, max_iter, dampings):
+    """The checked arguments of an iteration: K, y, S/N, tol > 0, max_iter >= 1 and the dampings."""
+    K, y = check_gram(K, y)
+    return (K, y, check_S_over_N(S_over_N), float(check_positive(tol, "tol")),
+            check_positive_int(max_iter, "max_iter"), check_dampings(dampings))
