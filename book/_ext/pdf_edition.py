@@ -33,8 +33,7 @@ logger = logging.getLogger(__name__)
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
-MAX_FRAMES = 12          # a grid of at most 3 x 4 frames per explorer
-GRID_COLUMNS = 4
+MAX_FRAMES = 9           # at most 9 frames per explorer (6 when the frames are wide)
 FRAMES_DIR = "explorer_frames"
 _JSHTML_FRAME = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=\\\n]+)")
 
@@ -133,6 +132,13 @@ def _subsample(frames, k=MAX_FRAMES):
     return [frames[round(i * step)] for i in range(k)]
 
 
+def _most(frames):
+    import matplotlib.image as mpimg
+
+    first = mpimg.imread(io.BytesIO(frames[0]), format="png")
+    return 6 if first.shape[0] / first.shape[1] < 0.6 else MAX_FRAMES
+
+
 def frame_grid_png(frames):
     """A grid of the frames (at most ``MAX_FRAMES``, evenly subsampled) as PNG bytes."""
     import matplotlib
@@ -141,11 +147,13 @@ def frame_grid_png(frames):
     import matplotlib.image as mpimg
     from matplotlib.figure import Figure
 
-    frames = _subsample(frames)
-    ncols = min(GRID_COLUMNS, len(frames))
-    nrows = -(-len(frames) // ncols)
     first = mpimg.imread(io.BytesIO(frames[0]), format="png")
     aspect = first.shape[0] / first.shape[1]
+    # wide (multi-panel) frames: 2 per row, at most 6; others 3 per row, at most 9 -- readable on the page
+    columns, most = (2, 6) if aspect < 0.6 else (3, 9)
+    frames = _subsample(frames, most)
+    ncols = min(columns, len(frames))
+    nrows = -(-len(frames) // ncols)
     fig = Figure(figsize=(8.0, 8.0 / ncols * aspect * nrows), dpi=150)
     for k, png in enumerate(frames):
         ax = fig.add_axes([(k % ncols) / ncols, 1 - (k // ncols + 1) / nrows, 1 / ncols, 1 / nrows])
@@ -210,7 +218,7 @@ class ExplorerFramesForLatex(SphinxPostTransform):
         if len(frames) > 1:
             extra = [_image_node(outdir, frame_grid_png(frames), stem),
                      _note(f"The explorer's precomputed frames ({len(frames)} states"
-                           + (f", {MAX_FRAMES} shown" if len(frames) > MAX_FRAMES else "")
+                           + (f", {len(_subsample(frames, _most(frames)))} shown" if len(frames) > _most(frames) else "")
                            + "); the web page and the notebook let you move through them.")]
         if "image/png" in mimes:
             # myst-nb picks the image/png fallback (the default figure); add the frames after it.
@@ -226,6 +234,40 @@ class ExplorerFramesForLatex(SphinxPostTransform):
             bundle.replace_self(new)
         else:
             bundle.replace_self(_note("[Interactive explorer: run the notebook to use it.]"))
+
+
+# ---------------------------------------------------------------------------------------------
+# References to an exercise in another chapter
+# ---------------------------------------------------------------------------------------------
+class CrossChapterExerciseReferences(SphinxPostTransform):
+    """Point a {numref} to an exercise of another chapter at the exercise's LaTeX label.
+
+    sphinx-exercise labels an exercise ``exercise:<label>`` in LaTeX and rewrites references within one
+    document only; a reference from another chapter would print "Exercise ??". The resolved reference
+    already carries the text ("Exercise 5.2"); only the target needs the ``exercise:`` form.
+    """
+
+    default_priority = 23  # after sphinx_exercise's ResolveLinkTextToSolutions (22)
+    builders = ("latex",)
+
+    def run(self, **kwargs):
+        registry = getattr(self.env, "sphinx_exercise_registry", None)
+        if not registry:
+            return
+        from sphinx_exercise.nodes import exercise_enumerable_node, exercise_latex_number_reference
+
+        for node in list(self.document.findall(addnodes.number_reference)):
+            if isinstance(node, exercise_latex_number_reference):
+                continue
+            label = node.get("refid") or node.get("refuri", "").rpartition("#")[2]
+            target = registry.get(label)
+            if target is None or not isinstance(target.get("node"), exercise_enumerable_node):
+                continue
+            new = exercise_latex_number_reference()
+            new.attributes = dict(node.attributes, refid=label)
+            for child in node.children:
+                new += child.deepcopy()
+            node.replace_self(new)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -251,7 +293,99 @@ def move_solutions_to_chapter_end(app, doctree, docname):
         host += section
 
 
+# ---------------------------------------------------------------------------------------------
+# Book structure: the preface as one unnumbered chapter, parts, numbering as in the HTML
+# ---------------------------------------------------------------------------------------------
+UNNUMBERED = (r"\setcounter{secnumdepth}{-1}\renewcommand{\theequation}{\arabic{equation}}"
+              r"\renewcommand{\thefigure}{\arabic{figure}}\renewcommand{\thetable}{\arabic{table}}")
+NUMBERED = (r"\setcounter{secnumdepth}{1}\renewcommand{\theequation}{\thechapter.\arabic{equation}}"
+            r"\renewcommand{\thefigure}{\thechapter.\arabic{figure}}\renewcommand{\thetable}{\thechapter.\arabic{table}}")
+RESET_COUNTERS = r"\setcounter{equation}{0}\setcounter{figure}{0}\setcounter{table}{0}"
+
+
+def _raw(latex):
+    return nodes.raw("", latex + "\n", format="latex")
+
+
+def _top_toctrees(env, master):
+    """[(caption, [docnames])] of the master document's own toctrees (the book's parts)."""
+    out = []
+    for toc in env.get_doctree(master).findall(addnodes.toctree):
+        out.append((toc.get("caption") or "", [doc for _, doc in toc["entries"]]))
+    return out
+
+
+def structure_for_latex(app, doctree, docname):
+    """Give the single LaTeX document the HTML book's structure.
+
+    * The root page (the preface) becomes one unnumbered chapter "Preface" (LaTeX would make each of its
+      sections a chapter).
+    * Each part of _toc.yml starts with an unnumbered ``\part*`` (front matter excepted).
+    * Chapters of numbered parts are numbered from 1, as in the HTML (``\setcounter{chapter}{0}`` before
+      the first), with equations and figures numbered per chapter; front and back matter and the API
+      reference are unnumbered, their equations and figures numbered per page from 1 (as in the HTML).
+    """
+    if app.builder.name != "latex":
+        return
+    env = app.env
+    master = app.config.root_doc
+    top = next(iter(doctree.findall(nodes.section)), None)
+    sofs = list(doctree.findall(addnodes.start_of_file))
+    if top is None or not sofs:
+        return
+    # 1. the preface: the root's content up to the first inlined document, as one unnumbered chapter
+    first = next((i for i, child in enumerate(top.children)
+                  if any(True for _ in child.findall(addnodes.start_of_file))
+                  or isinstance(child, addnodes.start_of_file)), len(top.children))
+    body = [c for c in top.children[:first] if not isinstance(c, nodes.title)]
+    if body:
+        title = next((c for c in top.children if isinstance(c, nodes.title)), None)
+        preface = nodes.section(ids=["book-preface-chapter"])
+        preface += nodes.title(text=title.astext() if title is not None else "Preface")
+        for child in body:
+            top.remove(child)
+            preface += child
+        top.insert(0 if title is None else top.index(title) + 1, preface)
+        top.insert(top.index(preface), _raw(UNNUMBERED + RESET_COUNTERS))
+    # 2. parts and numbering, document by document
+    numbered_docs = {doc for doc, numbers in env.toc_secnumbers.items() if numbers.get("")}
+    part_of = {}
+    for caption, docs in _top_toctrees(env, master):
+        if docs and caption and "front matter" not in caption.lower():
+            part_of[docs[0]] = caption
+    state, chapter_reset = "unnumbered", False
+    for sof in sofs:
+        doc = sof["docname"]
+        if _docname_of(sof.parent, None, env) not in (None, master):
+            continue  # a document inside another one (API reference sections): keep its parent's state
+        latex = ""
+        if doc in part_of:
+            caption = part_of[doc].replace("\\", "").replace("{", "").replace("}", "")
+            latex += (r"\cleardoublepage\phantomsection\addcontentsline{toc}{part}{%s}\part*{%s}" % (caption, caption))
+        if doc in numbered_docs:
+            if state != "numbered":
+                latex += NUMBERED + ("" if chapter_reset else r"\setcounter{chapter}{0}")
+                state, chapter_reset = "numbered", True
+        else:
+            if state != "unnumbered":
+                latex += UNNUMBERED
+                state = "unnumbered"
+            latex += RESET_COUNTERS
+        if latex:
+            sof.insert(0, _raw(latex))
+
+
+def _plain_contents_name(app, config):
+    # Sphinx names the table of contents after the first toctree caption ("Front matter"): call it Contents.
+    elements = dict(config.latex_elements or {})
+    elements.setdefault("tableofcontents", r"\renewcommand{\contentsname}{Contents}\sphinxtableofcontents")
+    config.latex_elements = elements
+
+
 def setup(app):
     app.add_post_transform(ExplorerFramesForLatex)
+    app.add_post_transform(CrossChapterExerciseReferences)
     app.connect("doctree-resolved", move_solutions_to_chapter_end)
+    app.connect("doctree-resolved", structure_for_latex)
+    app.connect("config-inited", _plain_contents_name)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
