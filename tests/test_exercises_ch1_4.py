@@ -116,3 +116,60 @@ def test_pegasos_checker_survives_bad_functions():
     assert "function itself" in ex_soft.check_pegasos((np.zeros(2), 0.0)).message
     assert "raised" in ex_soft.check_pegasos(lambda X, y, C, n: None).message
     assert "finite" in ex_soft.check_pegasos(lambda X, y, C, n: (np.full(X.shape[1], np.nan), 0.0)).message
+
+
+# ----------------------------------------------------------------------------- chapter Kernels
+from svmlib.exercises import kernel_choice as ex_k  # noqa: E402
+
+
+def _d2(X, Y):
+    return ((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1)
+
+
+def test_rbf_gram_checker_accepts_direct_and_clipped_expanded_forms():
+    assert ex_k.check_rbf_gram(lambda X, Y, l: np.exp(-_d2(X, Y) / (2 * l ** 2)))
+
+    def expanded(X, Y, l):
+        d2 = (X ** 2).sum(1)[:, None] + (Y ** 2).sum(1)[None, :] - 2 * X @ Y.T
+        return np.exp(-np.maximum(d2, 0.0) / (2 * l ** 2))
+    assert ex_k.check_rbf_gram(expanded)
+
+
+@pytest.mark.parametrize("func, fragment", [
+    (lambda X, Y, l: np.exp(-_d2(X, Y) / (2 * l ** 2)).T, "transposed"),
+    (lambda X, Y, l: np.exp(-_d2(X, Y) / l ** 2), "factor 2"),
+    (lambda X, Y, l: np.exp(-_d2(X, Y) / (2 * l)), "l must be squared"),
+    (lambda X, Y, l: np.exp(-np.sqrt(_d2(X, Y)) / l), "Ornstein-Uhlenbeck"),
+    (lambda X, Y, l: np.exp(-((X ** 2).sum(1)[:, None] + (Y ** 2).sum(1)[None, :] - 2 * X @ Y.T) / (2 * l ** 2)),
+     "went negative"),
+    (lambda X, Y, l: np.exp(-_d2(X, Y) / (2 * l ** 2)) + 1e-3, "expected"),
+])
+def test_rbf_gram_checker_names_the_mistake(func, fragment):
+    fb = ex_k.check_rbf_gram(func)
+    assert not fb and fragment in fb.message and "Case '" in fb.message, fb
+
+
+def test_rbf_gram_checker_survives_bad_functions():
+    assert "function itself" in ex_k.check_rbf_gram(np.eye(3)).message
+    assert "raised" in ex_k.check_rbf_gram(lambda X, Y, l: 1 / 0).message
+    assert "NaN" in ex_k.check_rbf_gram(lambda X, Y, l: np.full((len(X), len(Y)), np.nan)).message
+
+
+# ----------------------------------------------------------------------------- chapter Maximum margin
+from svmlib.exercises import maximum_margin as ex_mm  # noqa: E402
+
+
+@pytest.mark.parametrize("answer", [4.47, 4.472, 4.4721, 10 / np.sqrt(5), "4.47"])
+def test_distance_checker_accepts_three_significant_figures(answer):
+    fb = ex_mm.check_distance_to_line(answer)
+    assert fb and "three significant figures" in fb.message, fb
+
+
+@pytest.mark.parametrize("answer, fragment", [
+    (4.48, "three significant figures"), (4.5, "three significant figures"), (4.46, "three significant figures"),
+    (10.0, "functional margin"), (-4.47, "wrong sign"), (3.0, "Project x - x0"), ("four", "one number"),
+])
+def test_distance_checker_rejects_with_a_reason(answer, fragment):
+    fb = ex_mm.check_distance_to_line(answer)
+    assert not fb and fragment in fb.message, fb
+    assert not repr(fb).startswith("Not yet: Not yet")

@@ -6,7 +6,7 @@ import numpy as np
 
 from . import Feedback
 
-__all__ = ["check_feature_map", "check_selection_bias_answer"]
+__all__ = ["check_feature_map", "check_selection_bias_answer", "check_rbf_gram"]
 
 
 def check_feature_map(phi, *, degree=2, random_state=0):
@@ -58,3 +58,65 @@ def check_selection_bias_answer(choice):
     if key not in _CHOICES:
         return Feedback(False, "Answer with 'a', 'b' or 'c'.")
     return Feedback(*_CHOICES[key])
+
+
+# ----------------------------------------------------------------------------- write the RBF Gram matrix
+def _rbf_cases():
+    """Seeded (name, X, Y, l) cases for :func:`check_rbf_gram`."""
+    rng = np.random.default_rng(4)
+    X2, Y2 = rng.normal(size=(5, 2)), rng.normal(size=(7, 2))
+    X3 = rng.normal(size=(9, 3))
+    x1 = np.linspace(-1.0, 1.0, 6)[:, None]
+    far = 1e4 + rng.normal(size=(6, 2))  # far from the origin: |x|^2 + |y|^2 - 2 x.y cancels badly
+    return [("X (5, 2) against Y (7, 2), l = 0.7", X2, Y2, 0.7),
+            ("X (9, 3) against itself, l = 2", X3, X3, 2.0),
+            ("1-D inputs (6, 1), l = 0.3", x1, x1, 0.3),
+            ("points near (1e4, 1e4), l = 1", far, far, 1.0)]
+
+
+def check_rbf_gram(rbf_gram):
+    r"""Check a student's ``rbf_gram(X, Y, l)``: the matrix :math:`k(x_i, y_j) = \exp(-\lVert x_i - y_j\rVert^2/(2l^2))`
+    of shape ``(len(X), len(Y))`` (eq. kernel-list), compared with :class:`svmlib.kernels.RBF` on seeded inputs
+    (rectangular, square, 1-D, and points far from the origin where a careless expansion of the squared
+    distance goes negative). The feedback names the case and the likely mistake.
+    """
+    from ..kernels import RBF, OrnsteinUhlenbeck
+
+    if not callable(rbf_gram):
+        return Feedback(False, "Pass your function itself, e.g. check_rbf_gram(rbf_gram), not its result.")
+    for name, X, Y, l in _rbf_cases():
+        want = RBF(l)(X, Y)
+        try:
+            got = np.asarray(rbf_gram(X.copy(), Y.copy(), l), dtype=float)
+        except Exception as exc:  # noqa: BLE001 - the student's code may raise anything; report it
+            return Feedback(False, f"Case '{name}': your function raised {type(exc).__name__}: {exc}")
+        if got.shape != want.shape:
+            hint = " (transposed?)" if got.shape == want.shape[::-1] else ""
+            return Feedback(False, f"Case '{name}': shape {got.shape}, expected {want.shape} = (len(X), len(Y))"
+                                   f"{hint}.")
+        if not np.all(np.isfinite(got)):
+            return Feedback(False, f"Case '{name}': the matrix has NaN or infinite entries.")
+        if got.max() > 1 + 1e-12:
+            return Feedback(False, f"Case '{name}': entries above 1 (largest 1 + {got.max() - 1:.1e}). A kernel value "
+                                   "exp(-d^2 / (2 l^2)) never exceeds 1: your squared distances went negative. "
+                                   "Far from the origin |x|^2 + |y|^2 - 2 x.y cancels; clip at 0 "
+                                   "(np.maximum(d2, 0)) or subtract a centre first.")
+        # Entries lie in (0, 1]. The expanded form |x|^2 + |y|^2 - 2 x.y is a legitimate way to compute d2; near
+        # |x| ~ 1.4e4 its round-off is ~ eps |x|^2 ~ 1e-7 in d2, hence in the entry: allow 1e-6 (a wrong formula
+        # is off by far more).
+        if np.allclose(got, want, rtol=0, atol=1e-6):
+            continue
+        d2 = -2.0 * l ** 2 * np.log(np.maximum(want, 1e-300))
+        variants = [(np.exp(-d2 / l ** 2), "exp(-d^2 / l^2): the factor 2 in 2 l^2 is missing"),
+                    (np.exp(-d2 / (2 * l)), "exp(-d^2 / (2 l)): l must be squared"),
+                    (OrnsteinUhlenbeck(l)(X, Y), "exp(-d / l): that is the Ornstein-Uhlenbeck kernel; square the distance"),
+                    (np.exp(-np.sqrt(d2) / (2 * l ** 2)), "exp(-d / (2 l^2)): square the distance")]
+        for alt, text in variants:
+            if np.allclose(got, alt, rtol=1e-9, atol=1e-12):
+                return Feedback(False, f"Case '{name}': you computed {text}.")
+        worst = np.unravel_index(np.argmax(np.abs(got - want)), want.shape)
+        return Feedback(False, f"Case '{name}': entry {tuple(int(i) for i in worst)} is {got[worst]:.6g}, expected "
+                               f"{want[worst]:.6g}. Compute the squared distances |x_i - y_j|^2 for every pair "
+                               "(broadcasting X[:, None, :] - Y[None, :, :]), then exp(-d2 / (2 l^2)).")
+    return Feedback(True, "your Gram matrices equal svmlib.kernels.RBF on every case (rectangular, square, 1-D, "
+                          "and far from the origin).")

@@ -51,15 +51,36 @@ def check_max_margin_line(w, b):
                            "does half their distance bound?")
 
 
+def _three_figures(answer, expected):
+    """True if ``answer`` agrees with ``expected`` to three significant figures (hand work: 4.47 for 4.4721)."""
+    value = as_number(answer)
+    if value is None or expected == 0:
+        return False
+    half_unit = 0.5 * 10.0 ** (np.floor(np.log10(abs(expected))) - 2)  # half a unit in the third figure
+    return abs(value - expected) <= half_unit * (1 + 1e-9)
+
+
 def check_distance_to_line(answer, x=(3.0, 4.0), w=(1.0, 2.0), b=-1.0):
-    """Check the signed distance of the point ``x`` from the line ``w . x + b = 0`` (eq. margin-signed-distance)."""
+    """Check the signed distance of the point ``x`` from the line ``w . x + b = 0`` (eq. margin-signed-distance).
+
+    Hand work is enough: the answer must be right to three significant figures (4.47 for 4.4721...);
+    more figures are fine.
+    """
     x, w = np.asarray(x, dtype=float), np.asarray(w, dtype=float)
     expected = (x @ w + b) / np.linalg.norm(w)
-    if close_enough(answer, expected, rtol=1e-4):
-        return Feedback(True, f"(w.x + b)/||w|| = {x @ w + b:g}/{np.linalg.norm(w):.4g} = {expected:.4g}.")
-    if close_enough(answer, x @ w + b, rtol=1e-4):
+    value = as_number(answer)
+    if value is None:
+        return Feedback(False, "Give the distance as one number, to at least three significant figures.")
+    if _three_figures(value, expected):
+        return Feedback(True, f"(w.x + b)/||w|| = {x @ w + b:g}/{np.linalg.norm(w):.4g} = {expected:.4g} "
+                              "(checked to three significant figures).")
+    if _three_figures(value, x @ w + b):
         return Feedback(False, "That is the functional margin w.x + b; divide by ||w|| to get a distance.")
-    if close_enough(answer, -expected, rtol=1e-4):
+    if _three_figures(value, -expected):
         return Feedback(False, "Right size, wrong sign: the point lies on the side w points to, so the "
                                "signed distance is positive.")
-    return Feedback(False, "Project x - x0 (x0 any point on the line) on the unit normal w/||w||.")
+    if abs(value - expected) < 0.05 * abs(expected):
+        return Feedback(False, f"Close, but the checker expects the value to three significant figures and {value:g} "
+                               "does not round to it: keep more digits of ||w|| until the last step.")
+    return Feedback(False, "Project x - x0 (x0 any point on the line) on the unit normal w/||w||. "
+                           "Three significant figures are enough.")

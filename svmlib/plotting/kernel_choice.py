@@ -23,7 +23,7 @@ def draw_kernel_boundary(fig, state, ax=None):
                 ylim=(state["grid_y"].min(), state["grid_y"].max()))
     ax.set_xlabel("$x_1$")
     ax.set_ylabel("$x_2$")
-    ax.legend(loc="lower left", fontsize="x-small")
+    ax.legend(loc="lower left", fontsize=9, framealpha=0.9)
     # y=1.0: skips matplotlib's automatic title placement (see draw_margin)
     ax.set_title(f"{state['label']}: train acc {state['train_accuracy']:.2f}, test acc {state['test_accuracy']:.2f}",
                  fontsize="small", y=1.0)
