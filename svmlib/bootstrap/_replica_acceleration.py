@@ -14,8 +14,9 @@ rotations on Python floats, ~40 lines) or ``"scipy"`` (scipy.sparse.linalg.gmres
 The hand-written one is kept because scipy's costs more than 10 % of the theory's time where
 the theory is fastest. Measured by
 benchmarks/replica_vs_mc.py (CPU time at S = N, median of 21 solves, one BLAS thread; output in
-benchmarks/results/replica_vs_mc.txt): crabs 10.3 -> 12.4 ms (+19 %; +22 % and +33 % in two
-earlier runs), biopsy 63.2 -> 68.7 ms (+9 %; +4 to +6 % earlier), Pima 131.3 -> 132.8 ms (+1 %).
+benchmarks/results/replica_vs_mc.txt, two runs): crabs 10.3 -> 12.4 ms (+19 %) and 13.2 -> 15.2 ms
+(+15 %; +22 % and +33 % in two earlier timings), biopsy +9 % and +6 %, Pima +1 % and +17 % (the
+second run under a load of 8.5 on 2 cores).
 scipy's gmres adds ~0.1 ms of Python per Krylov vector, as much as the operator product at
 N = 200, and a solve uses some 20-30 vectors; same iteration counts, fixed points equal to ~1e-10.
 """
