@@ -316,7 +316,7 @@ def _top_toctrees(env, master):
 
 
 def structure_for_latex(app, doctree, docname):
-    """Give the single LaTeX document the HTML book's structure.
+    r"""Give the single LaTeX document the HTML book's structure.
 
     * The root page (the preface) becomes one unnumbered chapter "Preface" (LaTeX would make each of its
       sections a chapter).
