@@ -1,0 +1,76 @@
+"""Sphinx extension for the web pages of the book (loaded through ``_config.yml``'s ``local_extensions``).
+
+* ``svmlib-web.css``: pages do not scroll sideways on a phone (390 px): explorer figures, widget rows
+  and display math scale or wrap to the column width.
+* ``svmlib-search.js``: search-result snippets show ``…`` where a page has math, not raw TeX
+  (Sphinx builds snippets from the page's HTML, whose math is TeX source until MathJax runs).
+* Every ``<script>`` is emitted once: sphinx-thebe's configuration script was added twice per page
+  (``Identifier 'THEBE_JS_URL' has already been declared``).
+* The widget manager (``embed-amd.js``) loads its icon fonts from
+  ``<page folder>/@jupyter-widgets/html-manager/dist/``; the vendored font files are copied there
+  for every folder holding a page with widgets (six 404s per page otherwise).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+FONT_SUFFIXES = (".woff2", ".woff", ".ttf", ".eot", ".svg")
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+FONT_FOLDER = Path("@jupyter-widgets") / "html-manager" / "dist"
+
+
+def _add_static_path(app):
+    static = str(HERE / "static")
+    if static not in app.config.html_static_path:
+        app.config.html_static_path.append(static)
+
+
+_INLINE_SCRIPT = re.compile(r"[ \t]*<script>[^<]*</script>\n?")
+
+
+def _dedupe_inline_scripts(html):
+    """Drop every repeat of an identical inline ``<script>`` in the head (sphinx-thebe's config is emitted twice)."""
+    seen = set()
+
+    def keep_first(match):
+        body = match.group(0).strip()
+        if body in seen:
+            return ""
+        seen.add(body)
+        return match.group(0)
+
+    head, sep, body = html.partition("</head>")
+    return _INLINE_SCRIPT.sub(keep_first, head) + sep + body if sep else html
+
+
+def _finish_pages(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    outdir = Path(app.builder.outdir)
+    vendor = Path(app.srcdir) / "book" / "_vendor"
+    fonts = [f for f in vendor.glob("*") if f.suffix in FONT_SUFFIXES]
+    folders = set()
+    for page in outdir.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        fixed = _dedupe_inline_scripts(html)
+        if fixed != html:
+            page.write_text(fixed, encoding="utf-8")
+        if WIDGET_STATE in html:
+            folders.add(page.parent)
+    for folder in folders:
+        target = folder / FONT_FOLDER
+        target.mkdir(parents=True, exist_ok=True)
+        for font in fonts:
+            shutil.copy2(font, target / font.name)
+
+
+def setup(app):
+    app.connect("builder-inited", _add_static_path)
+    app.add_css_file("svmlib-web.css")
+    app.add_js_file("svmlib-search.js")
+    app.connect("build-finished", _finish_pages)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
