@@ -79,3 +79,18 @@ def test_bootstrap_estimators_before_fit_and_bad_n_jobs():
     # n_jobs=0 used to reach joblib and fail with its message
     with pytest.raises(ValueError, match="n_jobs = 0"):
         MonteCarloBootstrap(n_samples=5, n_jobs=0).fit(X, y)
+
+
+@pytest.mark.parametrize("make", [lambda: ReplicaBootstrap(), lambda: MonteCarloBootstrap(n_samples=10, random_state=0),
+                                  lambda: NoBiasSVC(), lambda: SequentialGPC(random_state=0), lambda: LSSVR()])
+def test_reordered_dataframe_columns_are_refused(make):
+    """Issue 16: reordered DataFrame columns were accepted silently (score 1.0 -> 0.57); every
+    estimator now records feature_names_in_ and refuses them as scikit-learn does."""
+    pd = pytest.importorskip("pandas")
+    X, y = _blobs()
+    df = pd.DataFrame(np.column_stack([X[:, 0], 3 * X[:, 1]]), columns=["first", "second"])
+    est = make().fit(df, y)
+    np.testing.assert_array_equal(est.feature_names_in_, ["first", "second"])
+    with pytest.raises(ValueError, match="feature names"):
+        est.predict(df[["second", "first"]])
+    est.predict(df)        # the right order works
