@@ -57,7 +57,8 @@ notebooks: $(STAMP)
 student: $(STAMP)
 	$(PY) tools/make_student_notebooks.py --out student
 
-## make browser-check: headless Chromium screenshots of the built book, no network
+## make browser-check: the built book (static sliders, 390 px, search, no console errors) and a chapter in a real
+## JupyterLab on 127.0.0.1 (opened untrusted/trusted, Run All, student copy); headless Chromium, no network
 browser-check: $(STAMP)
 	$(PY) -m pytest -q tests_browser
 
