@@ -131,3 +131,70 @@ def test_check_normalised_likelihood_right_and_wrong():
 def test_check_dont_know_at_zero_right_and_wrong():
     assert ex_pr.check_dont_know_at_zero(2.0, 1 - 1 / np.cosh(2.0)).correct
     assert "DEFINITE" in ex_pr.check_dont_know_at_zero(2.0, 1 / np.cosh(2.0)).message
+
+
+# --- chapter 7: naive mean-field update, ADF step, tabulated Pima fits ---------------------------
+
+from svmlib import gpc  # noqa: E402
+from svmlib.exercises import gpc as ex_gpc  # noqa: E402
+
+
+def _naive_update(K, y, alpha, *, self_term=True):
+    V = np.diag(K)
+    m = K @ (y * alpha)
+    m_cav = m - V * y * alpha if self_term else m
+    return gpc.D(y * m_cav / np.sqrt(V)) / np.sqrt(V)
+
+
+def test_check_naive_update_right_and_wrong():
+    assert ex_gpc.check_naive_update(_naive_update).correct
+    wrong = ex_gpc.check_naive_update(lambda K, y, a: _naive_update(K, y, a, self_term=False))
+    assert not wrong.correct and "leave example i out" in wrong.message and "sigma^2 = 1" in wrong.message
+    assert "shape" in ex_gpc.check_naive_update(lambda K, y, a: a[:2]).message
+    assert "raised" in ex_gpc.check_naive_update(lambda K, y, a: 1 / 0).message
+    assert not ex_gpc.check_naive_update(3).correct
+
+
+def test_naive_update_fixed_point_is_the_library_solution():
+    name, K, y = ex_gpc.gpc_cases()[0]
+    sol = gpc.solve_mean_field(K, y, "naive")
+    np.testing.assert_allclose(_naive_update(K, y, sol.alpha), sol.alpha, rtol=1e-9)
+
+
+def _adf_step(alpha, R, k, k_star, y, *, sign=1.0):
+    Rk = R @ k
+    s2 = k_star + k @ Rk
+    z = y * (k @ alpha) / np.sqrt(s2)
+    s = np.r_[Rk, 1.0]
+    return (np.r_[alpha, 0.0] + y * gpc.D(z) / np.sqrt(s2) * s,
+            np.pad(R, ((0, 1), (0, 1))) + sign * gpc.dD(z) / s2 * np.outer(s, s))
+
+
+def test_check_adf_step_right_and_wrong():
+    assert ex_gpc.check_adf_step(_adf_step).correct
+    wrong = ex_gpc.check_adf_step(lambda *a: _adf_step(*a, sign=-1.0))
+    assert not wrong.correct and "wrong sign" in wrong.message
+    shapes = ex_gpc.check_adf_step(lambda a, R, k, ks, y: (a, R))
+    assert not shapes.correct and "shapes" in shapes.message
+    assert "failed" in ex_gpc.check_adf_step(lambda *a: None).message
+
+
+@pytest.mark.slow
+def test_gpc_table_recomputes():
+    """tools/tabulate_gpc.py is deterministic: a fresh naive fit and the exact 8-point values agree."""
+    import importlib.util
+    from pathlib import Path
+    spec = importlib.util.spec_from_file_location("tabg", Path(__file__).resolve().parent.parent / "tools" / "tabulate_gpc.py")
+    tab = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tab)
+    table = load_table("gpc_pima.json")
+    fit = tab.fit("naive")
+    # the same L-BFGS run on the same data: identical up to BLAS round-off
+    np.testing.assert_allclose(fit.length_scales, table["fits"]["naive"]["length_scales"], rtol=1e-6)
+    assert fit.free_energy == pytest.approx(table["fits"]["naive"]["free_energy"], rel=1e-9)
+    assert fit.n_iter == table["fits"]["naive"]["n_iter"]
+    from svmlib.datasets import load_pima
+    pima = load_pima()
+    assert tab.test_errors(pima, fit.length_scales, fit.noise_var, "ep") == table["errors"]["naive"]["ep"]
+    # Genz's orthant integration at rel_tol 1e-6: the tabulated -ln Z is reproduced to 1e-5
+    assert tab.exact_8(0.1) == pytest.approx(table["exact_8"]["0.1"], abs=1e-5)
