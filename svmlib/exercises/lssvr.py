@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..lssvr import BayesianLSSVR, make_sinc, prior_precision, rbf_from_c, solve_lssvr
+from ..lssvr import BayesianLSSVR, kkt_matrix, make_sinc, posterior_factor, prior_precision, rbf_from_c, solve_lssvr
 from . import Feedback, as_number, as_numbers, close_enough
 
 __all__ = [
@@ -17,6 +17,8 @@ __all__ = [
     "check_lssvr_parameters",
     "check_far_field_variances",
     "check_prior_smallest_eigenvalue",
+    "check_eps_lssvr_solve",
+    "SOLVE_CASES",
 ]
 
 #: Exercise ex-lssvr-1: three points on a line, the seed's RBF with c = 1, gamma = 2.
@@ -102,3 +104,64 @@ def check_prior_smallest_eigenvalue(answer, eps=1e-3):
         return Feedback(False, "Check the sign: eigvalsh returns eigenvalues in ascending order; take the first.")
     return Feedback(False, "Build Sigma^{-1} = [[eps, 1^T/gamma], [1/gamma, 1 1^T + 2 Omega/gamma + I/gamma^2]] "
                            "(svmlib.lssvr.prior_precision) and take np.linalg.eigvalsh(...)[0].")
+
+
+#: Seeded problems of :func:`check_eps_lssvr_solve`: (N sinc points, seed, kernel c, regulariser C, eps).
+#: The last two have an ill-conditioned KKT matrix (cond(Psi) ~ 2e5 and ~ 3e7): there the normal
+#: equations Psi^T Psi lose about cond(Psi)^2 * 1e-16 of relative accuracy (1e-6 and 3e-2, measured),
+#: the QR factorisation of the stacked matrix only cond(Psi) * 1e-16.
+SOLVE_CASES = [(30, 0, 1.0, 1.0, 1.0), (50, 1, 1.0, 0.5, 1e-2), (20, 2, 0.7, 10.0, 0.3),
+               (40, 0, 0.3, 1e4, 1e-2), (40, 0, 0.2, 1e6, 1e-6)]
+
+
+def _solve_case(case):
+    n, seed, c, C, eps = case
+    X, y = make_sinc(n, random_state=seed)
+    K = rbf_from_c(c)(X)
+    return K, y, C, eps, posterior_factor(K, y, C, eps)[1]
+
+
+def check_eps_lssvr_solve(eps_lssvr_map):
+    r"""Check a student's epsilon-LS-SVR solve: ``eps_lssvr_map(K, y, C, eps)`` returns the MAP
+    :math:`\beta^* = [b, \alpha]` (length N + 1) of eq. (lssvr-post-precision) with noise variance 1.
+
+    Called on the seeded problems :data:`SOLVE_CASES` and compared with
+    :func:`svmlib.lssvr.posterior_factor` (the library's QR solve). Tolerance: relative
+    ``1e-12 * cond(Psi)`` -- a backward-stable solve (QR of the stacked matrix) reaches about
+    ``1e-16 * cond(Psi)``; a solve through the normal equations ``Psi^T Psi`` loses
+    ``1e-16 * cond(Psi)^2`` and fails the ill-conditioned cases, with a message that says why.
+    """
+    if not callable(eps_lssvr_map):
+        return Feedback(False, "Pass your function itself: check_eps_lssvr_solve(eps_lssvr_map).")
+    for k, case in enumerate(SOLVE_CASES):
+        K, y, C, eps, expected = _solve_case(case)
+        cond = float(np.linalg.cond(kkt_matrix(K, C)))
+        name = f"case {k} (N = {case[0]}, c = {case[2]:g}, C = {C:g}, eps = {eps:g}, cond(Psi) = {cond:.1e})"
+        try:
+            got = np.asarray(eps_lssvr_map(K.copy(), y.copy(), C, eps), dtype=float)
+        except Exception as err:  # the student's code: report, do not crash
+            return Feedback(False, f"{name}: your function raised {type(err).__name__}: {err}.")
+        if got.shape != expected.shape:
+            hint = " -- the bias b comes first, then alpha." if got.size == expected.size - 1 else "."
+            return Feedback(False, f"{name}: expected beta = [b, alpha] of shape {expected.shape}, got shape "
+                                   f"{got.shape}{hint}")
+        error = float(np.linalg.norm(got - expected) / np.linalg.norm(expected))
+        if error <= 1e-12 * cond:
+            continue
+        b_ls, alpha_ls = solve_lssvr(K, y, C)
+        beta_ls = np.concatenate([[b_ls], alpha_ls])
+        if np.linalg.norm(got - beta_ls) <= 1e-9 * np.linalg.norm(beta_ls) * max(cond, 1.0):
+            return Feedback(False, f"{name}: you returned the LS-SVR solution Psi^-1 [0, y]. The eps-LS-SVR adds "
+                                   "eps b^2 / 2 to the least-squares objective: the posterior precision is "
+                                   "Psi^T Psi + eps s1 s1^T (eq. lssvr-post-precision).")
+        if cond > 1e4 and error < 1e-1:
+            return Feedback(False, f"{name}: relative error {error:.1e}, but a stable solve reaches "
+                                   f"~{1e-16 * cond:.0e}. Forming Psi^T Psi squares the condition number "
+                                   f"({cond:.0e} -> {cond ** 2:.0e}); factor the stacked matrix "
+                                   "[Psi; sqrt(eps) s1^T] by QR instead (R^T R = Psi^T Psi + eps s1 s1^T) and solve "
+                                   "R beta = Q^T [0, y, 0].")
+        return Feedback(False, f"{name}: relative error {error:.1e}; b = {got[0]:.6f}, expected {expected[0]:.6f}. "
+                               "Check Psi = [[0, 1^T], [1, K + I/C]], the right-hand side [0, y] and the eps term "
+                               "on the bias only.")
+    return Feedback(True, f"All {len(SOLVE_CASES)} seeded cases agree with svmlib's solve, the ill-conditioned ones "
+                          "included: your solve never squares the condition number of Psi.")

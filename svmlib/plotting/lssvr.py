@@ -16,13 +16,16 @@ __all__ = [
     "draw_epsilon_convergence",
     "draw_epsilon_sweeps",
     "draw_prior_eigenvalues",
+    "draw_prediction_distance",
+    "draw_parameter_distance",
+    "draw_sinc_seed",
     "sinc_caption",
 ]
 
 BAND_LABELS = {
     "std_eq16": "seed's eq. 16 (bias dropped)",
     "std_full": "full: bias row included",
-    "gp_std": "GP posterior (same kernel, noise 1/γ)",
+    "gp_std": "GP posterior (same kernel, noise 1/C)",
 }
 def _plain_log_label(v, _pos=None):
     if 1e-2 <= v <= 1e2:
@@ -162,6 +165,50 @@ def draw_epsilon_sweeps(fig, sweeps):
     ax_arse.set_ylabel("distance")
     ax_dist.legend(title="markers: measured\nlines: lemma", loc="upper left")
     return ax_arse, ax_dist
+
+
+def _distance_panel(ax, sweeps, measured, lemma, ylabel):
+    for k, (name, sw) in enumerate(sweeps.items()):
+        color = f"C{k}"
+        ax.loglog(sw.eps, getattr(sw, lemma), color=color, lw=1.2)
+        ax.loglog(sw.eps, getattr(sw, measured), "o", color=color, ms=5, label=name)
+    ax.set_xlabel("ε (prior precision of the bias)")
+    ax.set_ylabel(ylabel)
+    _light_log_axis(ax, "x", 6)
+    _light_log_axis(ax, "y", 6)
+    ax.legend(title="markers: measured\nlines: lemma", loc="upper left", fontsize="small")
+    return ax
+
+
+def draw_prediction_distance(ax, sweeps):
+    """The seed's Fig. 2, one panel: mean absolute difference of the two models' predictions against eps.
+
+    The seed calls it ARSE ("average root square error"); its formula, (1/N) sum_i |f_eps(x_i) - f_LS(x_i)|,
+    is a mean absolute difference. Markers: two separate solves; lines: the lemma.
+    """
+    return _distance_panel(ax, sweeps, "arse", "arse_lemma",
+                           r"mean $|f_\varepsilon(x_i) - f_{LS}(x_i)|$ (ARSE)")
+
+
+def draw_parameter_distance(ax, sweeps):
+    """The seed's Fig. 3, one panel: the parameter distance |beta_LS - mu*| against eps (log-log)."""
+    return _distance_panel(ax, sweeps, "param_distance", "param_distance_lemma", r"$\|\beta_{LS} - \mu^*\|$")
+
+
+def draw_sinc_seed(ax, state, key="std_eq16"):
+    """The seed's Fig. 4 as it lays it out: sinc (dashed black), the eps-LS-SVR mean (dashed magenta),
+    +-1 sd (blue band, eq. 16 by default) and the range of the data (thin red dashed lines)."""
+    x, mean, sd = state["x"], state["mean"], state[key]
+    ax.fill_between(x, mean - sd, mean + sd, color="#56B4E9", alpha=0.5, lw=0, label="± 1 sd (eq. 16)")
+    ax.plot(x, state["f"], "k--", lw=1.2, label="sinc")
+    ax.plot(x, mean, "--", color="#CC79A7", lw=2.0, label="posterior mean")
+    for edge in state["data_range"]:
+        ax.axvline(edge, color="#D55E00", ls="--", lw=0.8)
+    ax.set_xlim(x[0], x[-1])
+    ax.set_xlabel("x")
+    ax.set_ylabel("f(x)")
+    ax.legend(loc="upper right", fontsize="small")
+    return ax
 
 
 def draw_prior_eigenvalues(ax, eps, smallest, *, label=None):
