@@ -173,3 +173,28 @@ def test_distance_checker_rejects_with_a_reason(answer, fragment):
     fb = ex_mm.check_distance_to_line(answer)
     assert not fb and fragment in fb.message, fb
     assert not repr(fb).startswith("Not yet: Not yet")
+
+
+def _best_margin(X, y, angle):
+    """Independent one-direction scan: project on the unit normal, split the closest projections."""
+    w = np.array([np.cos(np.deg2rad(angle)), np.sin(np.deg2rad(angle))])
+    p = X @ w
+    hi, lo = p[y > 0].min(), p[y < 0].max()
+    return (hi + lo) / 2, (hi - lo) / 2
+
+
+def test_best_margin_checker_accepts_a_right_scan():
+    assert ex_mm.check_best_margin(_best_margin)
+
+
+@pytest.mark.parametrize("func, fragment", [
+    (lambda X, y, a: _best_margin(X, y, np.rad2deg(a)), "np.deg2rad"),
+    (lambda X, y, a: (_best_margin(X, y, a)[0], 2 * _best_margin(X, y, a)[1]), "half the gap"),
+    (lambda X, y, a: tuple(-v for v in _best_margin(X, y, a)), "signs are mixed up"),
+    (lambda X, y, a: (0.0, _best_margin(X, y, a)[1]), "wrong offset"),
+    (lambda X, y, a: 1.0, "two numbers"),
+    (lambda X, y, a: 1 / 0, "raised ZeroDivisionError"),
+])
+def test_best_margin_checker_names_the_mistake(func, fragment):
+    fb = ex_mm.check_best_margin(func)
+    assert not fb and fragment in fb.message, fb

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import Feedback, as_number, as_numbers, close_enough
 
-__all__ = ["FOUR_POINTS", "FOUR_LABELS", "check_max_margin_line", "check_distance_to_line"]
+__all__ = ["FOUR_POINTS", "FOUR_LABELS", "check_max_margin_line", "check_distance_to_line", "check_best_margin"]
 
 #: The data of exercise ex-margin-1: two points of each class in the plane.
 FOUR_POINTS = np.array([[2.0, 0.0], [3.0, 1.0], [0.0, 0.0], [-1.0, 1.0]])
@@ -84,3 +84,50 @@ def check_distance_to_line(answer, x=(3.0, 4.0), w=(1.0, 2.0), b=-1.0):
                                "does not round to it: keep more digits of ||w|| until the last step.")
     return Feedback(False, "Project x - x0 (x0 any point on the line) on the unit normal w/||w||. "
                            "Three significant figures are enough.")
+
+
+# ----------------------------------------------------------------------------- write the direction scan
+def _scan_cases():
+    """Seeded (name, X, y, angle) cases for :func:`check_best_margin`."""
+    from ..datasets import make_blobs2d
+
+    X, y = make_blobs2d(30, separation=3.0, random_state=0)
+    Xo, yo = make_blobs2d(40, separation=1.0, random_state=2)   # overlapping: negative margins
+    return [("separable blobs, angle 20", X, y, 20.0), ("separable blobs, angle 200 (normal reversed)", X, y, 200.0),
+            ("separable blobs, angle 95", X, y, 95.0), ("overlapping blobs, angle 0", Xo, yo, 0.0)]
+
+
+def check_best_margin(best_margin):
+    """Check a student's ``best_margin(X, y, angle) -> (offset, margin)``: the best offset and geometric margin
+    of lines whose unit normal points at ``angle`` degrees (the brute-force scan of the chapter), compared with
+    :func:`svmlib.margin.best_margin_for_direction` on seeded data, including a reversed normal and overlapping
+    classes (negative margin).
+    """
+    from ..margin import best_margin_for_direction
+
+    if not callable(best_margin):
+        return Feedback(False, "Pass your function itself, e.g. check_best_margin(best_margin), not its result.")
+    for name, X, y, angle in _scan_cases():
+        want = np.array(best_margin_for_direction(X, y, angle))
+        try:
+            got = as_numbers(best_margin(X.copy(), y.copy(), angle), 2)
+        except Exception as exc:  # noqa: BLE001 - the student's code may raise anything; report it
+            return Feedback(False, f"Case '{name}': your function raised {type(exc).__name__}: {exc}")
+        if got is None:
+            return Feedback(False, f"Case '{name}': return two numbers, (offset, margin).")
+        if close_enough(got, want, rtol=0, atol=1e-9):
+            continue
+        if close_enough(got, -want, rtol=0, atol=1e-9) or close_enough(got, [-want[0], want[1]], rtol=0, atol=1e-9):
+            return Feedback(False, f"Case '{name}': the signs are mixed up. The +1 class must lie on the side the "
+                                   "normal points to: offset = (min over +1 of w.x + max over -1 of w.x) / 2.")
+        if abs(got[0] - want[0]) < 1e-9:
+            return Feedback(False, f"Case '{name}': right offset, wrong margin ({got[1]:.4g}, expected {want[1]:.4g}): "
+                                   "the margin is half the gap (min over +1 minus max over -1 of the projections).")
+        if abs(got[1] - want[1]) < 1e-9:
+            return Feedback(False, f"Case '{name}': right margin, wrong offset ({got[0]:.4g}, expected "
+                                   f"{want[0]:.4g}): the best line sits midway between the two closest projections.")
+        return Feedback(False, f"Case '{name}': (offset, margin) = ({got[0]:.4g}, {got[1]:.4g}), expected "
+                               f"({want[0]:.4g}, {want[1]:.4g}). Project the points on w = (cos a, sin a) with a in "
+                               "radians (np.deg2rad), then use the closest projections of the two classes.")
+    return Feedback(True, "your scan equals svmlib.margin.best_margin_for_direction on every case (including a "
+                          "reversed normal and overlapping classes, where the margin is negative).")

@@ -10,7 +10,7 @@ import numpy as np
 
 from ._style import fixed_ticks
 
-__all__ = [
+__all__ = ["draw_margin_scan", 
     "CLASS_COLORS",
     "scatter_classes",
     "draw_line",
@@ -89,11 +89,15 @@ def draw_margin(fig, state):
         ax.scatter(X[wrong, 0], X[wrong, 1], marker="x", s=70, c="black", zorder=5, label="misclassified")
     ax.set_xlabel("$x_1$")
     ax.set_ylabel("$x_2$")
-    ax.legend(loc="upper left", fontsize="x-small")
+    # legend above the panel, where it covers no point (readable at a phone's width too)
+    # one row above both panels, where it covers no point (constrained layout makes room for it)
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncol=6, fontsize=9, frameon=False,
+               handletextpad=0.3, columnspacing=0.9)
     verdict = f"margin {gamma:.3f}" if gamma > 0 else f"does not separate ({wrong.size} wrong)"
     # y=1.0 given: the automatic title position measures every y tick label first (~4 ms per
     # titled axes and redraw, profiled); with ticks at the bottom it is y = 1 anyway.
-    ax.set_title(f"your line: {verdict}; maximum {sol.margin:.3f}", y=1.0)
+    ax.set_title(f"your line: {verdict}; maximum {sol.margin:.3f}", y=1.0, loc="left", fontsize=10)
 
     angles, profile = state["profile_angles"], state["profile_margins"]
     axp.plot(angles, profile, color="0.35", lw=1.2, label="best margin for this direction")
@@ -103,7 +107,30 @@ def draw_margin(fig, state):
     axp.set_xlim(angles[0], angles[-1])
     axp.set_xticks(np.arange(angles[0], angles[-1] + 1.0, 90.0))  # quarter turns; few ticks draw faster
     fixed_ticks(axp, ylim=(max(profile.min(), -2 * sol.margin), 1.35 * sol.margin))
-    axp.set_xlabel("angle of the normal $w$ (degrees)")
-    axp.set_ylabel("geometric margin")
-    axp.legend(loc="lower center", fontsize="x-small")
+    axp.set_xlabel(r"angle $\varphi$ of the normal $w$ (degrees)")
+    axp.set_ylabel(r"geometric margin $\gamma$")
+    axp.legend(loc="lower center", fontsize=9)
     return ax, axp
+
+
+def draw_margin_scan(ax, angles, margins):
+    r"""Best geometric margin per direction of the normal (the brute-force scan of the Maximum-margin chapter).
+
+    ``angles`` in degrees, ``margins`` from :func:`svmlib.margin.best_margin_for_direction`. Negative values
+    (no separating line with that direction) are shaded; the maximum is marked and labelled.
+    """
+    angles, margins = np.asarray(angles, dtype=float), np.asarray(margins, dtype=float)
+    ax.plot(angles, margins, color="0.25", lw=1.4)
+    ax.axhline(0.0, color="0.6", lw=0.8)
+    ax.fill_between(angles, np.minimum(margins, 0.0), 0.0, color="#D55E00", alpha=0.12, lw=0,
+                    label="no separating line")
+    k = int(np.argmax(margins))
+    ax.plot(angles[k], margins[k], "o", color=MAX_MARGIN_COLOR, ms=7,
+            label=rf"maximum $\gamma$ = {margins[k]:.3f} at $\varphi$ = {angles[k]:.1f}°")
+    ax.set_xlim(0.0, 360.0)
+    ax.set_xticks(np.arange(0, 361, 60))
+    ax.set_ylim(max(-2.0, margins.min() - 0.1), margins.max() + 0.5)
+    ax.set_xlabel(r"angle $\varphi$ of the normal $w$ (degrees)")
+    ax.set_ylabel(r"best margin $\gamma$")
+    ax.legend(loc="upper right", fontsize=9)
+    return ax
