@@ -34,10 +34,14 @@ def test_sinc_explorer_bands():
     assert explorer.state["gamma"] == 10.0
 
 
-def test_scrubbers_render_deterministically():
-    a = w.epsilon_scrubber([1.0, 1e-4]).data
-    b = w.epsilon_scrubber([1.0, 1e-4]).data
-    assert a == b and "img" in a
+def test_static_forms_render_deterministically():
+    a = w.epsilon_explorer().grid(eps=[1.0, 1e-4]).static()
+    b = w.epsilon_explorer().grid(eps=[1.0, 1e-4]).static()
+    assert a.frames == b.frames and len(a.frames) == 2  # stored notebooks do not change on a re-run
+    assert a.frames[(0,)] != a.frames[(1,)]
+    default = w.epsilon_explorer()  # the default grid: eps = 1e3 ... 1e-8, every slider position in range
+    low, high = default.controls["eps"].min, default.controls["eps"].max
+    assert all(10.0**low <= v <= 10.0**high for v in default._grid["eps"]) and len(default._grid["eps"]) == 12
 
 
 def test_latency_cases_are_valid():

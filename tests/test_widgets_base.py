@@ -1,4 +1,4 @@
-"""The Explorer/scrubber machinery every chapter's widgets use, driven headless."""
+"""The Explorer machinery every chapter's widgets use, driven headless (static form: test_widgets_static.py)."""
 
 import matplotlib
 
@@ -6,7 +6,7 @@ matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
 
-from svmlib.widgets import Explorer, dropdown, scrubber, slider  # noqa: E402
+from svmlib.widgets import Explorer, dropdown, slider  # noqa: E402
 
 
 def _compute(a, kind="power"):
@@ -40,12 +40,3 @@ def test_slider_kinds():
     assert slider(3, 1, 10, 1, "n").__class__.__name__ == "IntSlider"
     log = slider(1.0, -2, 2, 0.1, "C", log=True)
     assert log.__class__.__name__ == "FloatLogSlider" and log.continuous_update is False
-
-
-def test_scrubber_is_deterministic_and_has_one_frame_per_value():
-    first = scrubber(_compute, _draw, "a", [1.0, 2.0, 3.0]).data
-    second = scrubber(_compute, _draw, "a", [1.0, 2.0, 3.0]).data
-    assert first == second
-    assert first.count("data:image/png;base64") == 3
-    assert "https://" not in first and "fa fa-" not in first  # plays offline: no CDN icon font
-    assert scrubber(_compute, _draw, "a", [1.0, 2.5]).data != first

@@ -38,7 +38,7 @@ def test_margin_model_at_the_optimum_and_profile():
     # the maximum-margin line, written as (angle, offset), has margin 1/||w|| (solver tol ~1e-6)
     assert state["margin"] == pytest.approx(model.solution.margin, rel=1e-5)
     assert state["misclassified"].size == 0
-    # best-offset mode (scrubber): the margin equals the profile's value at that angle
+    # best-offset mode (offset=None): the margin equals the profile's value at that angle
     k = 40
     assert model.compute(model.profile_angles[k])["margin"] == pytest.approx(model.profile_margins[k])
     # the profile's maximum (0.5 degree grid) is within 1e-3 of the dual's margin, and never above it

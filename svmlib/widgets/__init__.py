@@ -6,6 +6,6 @@ One module per chapter idea. Each module defines factories that return an
 The computations behind every widget are plain functions in the math modules.
 """
 
-from ._base import Explorer, StaticExplorer, book_build, dropdown, scrubber, slider
+from ._base import Explorer, StaticExplorer, animated_png, book_build, dropdown, slider
 
-__all__ = ["Explorer", "StaticExplorer", "book_build", "scrubber", "slider", "dropdown"]
+__all__ = ["Explorer", "StaticExplorer", "animated_png", "book_build", "slider", "dropdown"]

@@ -14,30 +14,27 @@ Both forms carry an ``image/png`` fallback in their display bundle: JupyterLab r
 widgets only in trusted notebooks and otherwise shows the next safe mimetype. The static
 form's fallback is an animated PNG through the grid that plays with no JavaScript at all.
 
-:func:`scrubber` (matplotlib ``to_jshtml``) is the old static form, kept until every
-chapter has switched.
+(The old static form, a matplotlib ``to_jshtml`` scrubber cell after the explorer, is gone: it
+showed the figure twice, needed JavaScript of its own and its transport glyphs were empty boxes
+with common Linux fonts.)
 """
 
 from __future__ import annotations
 
 import gc
-import hashlib
 import html as _html
 import io
 import itertools
 import os
-import re
 import time
 
 import ipywidgets as widgets
-from IPython.display import HTML
-from matplotlib.animation import FuncAnimation
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..plotting._style import drop_layout_engine
 
-__all__ = ["Explorer", "StaticExplorer", "scrubber", "slider", "dropdown", "BOOK_BUILD_ENV", "book_build"]
+__all__ = ["Explorer", "StaticExplorer", "slider", "dropdown", "animated_png", "BOOK_BUILD_ENV", "book_build"]
 
 #: Set to ``1`` by ``tools/run_notebooks.py``: displayed explorers take their static form.
 BOOK_BUILD_ENV = "SVMLIB_BOOK_BUILD"
@@ -403,53 +400,3 @@ class StaticExplorer:
                 f"{len(self.frames)} precomputed frames>")
         return {_VIEW: {"version_major": 2, "version_minor": 0, "model_id": widget.model_id},
                 "image/png": self.fallback_png(), "text/plain": text}
-
-
-# matplotlib's player loads Font Awesome 4 from a CDN for its button icons; offline that
-# leaves blank buttons, so the icons become plain Unicode symbols.
-_FONT_AWESOME_LINK = re.compile(r'<link rel="stylesheet"\s+href="https://maxcdn[^"]*font-awesome[^"]*">')
-_ICONS = {
-    "fa fa-minus": "\u2212", "fa fa-fast-backward": "\u23ee", "fa fa-step-backward": "\u23f4\u2502",
-    "fa fa-play fa-flip-horizontal": "\u25c0", "fa fa-pause": "\u23f8", "fa fa-play": "\u25b6",
-    "fa fa-step-forward": "\u2502\u23f5", "fa fa-fast-forward": "\u23ed", "fa fa-plus": "+",
-}
-
-
-def _offline_controls(html):
-    html = _FONT_AWESOME_LINK.sub("", html)
-    for css, symbol in _ICONS.items():
-        html = html.replace(f'<i class="{css}"></i>', symbol)
-    return html
-
-
-def scrubber(compute, draw, name, values, *, fixed=None, figsize=(8, 4), interval=600, dpi=72):
-    """A kernel-free slider through precomputed states of one parameter.
-
-    ``compute(**fixed, **{name: v})`` is evaluated for every ``v`` in ``values``
-    and drawn with ``draw(fig, state)``; the frames are embedded in HTML that
-    plays in any browser without Python. The element id is derived from the
-    frames, so the output is identical on every run.
-    """
-    fixed = dict(fixed or {})
-    states = [compute(**fixed, **{name: v}) for v in values]
-    fig = Figure(figsize=figsize, layout="constrained", dpi=dpi)  # every frame is stored in the page
-
-    def frame(k):
-        fig.clear()
-        draw(fig, states[k])
-        fig.suptitle(f"{name} = {values[k]:.4g}" if isinstance(values[k], float) else f"{name} = {values[k]}",
-                     fontsize="medium")
-        return []
-
-    anim = FuncAnimation(fig, frame, frames=len(states), interval=interval, blit=False)
-    html = anim.to_jshtml(default_mode="once")
-    html = _offline_controls(html)
-    # matplotlib names the elements with a random uuid4; derive the id from the frames instead.
-    ids = set(re.findall(r"_anim_img([0-9a-f]{32})", html))
-    stripped = html
-    for old in ids:
-        stripped = stripped.replace(old, "")
-    digest = hashlib.sha1(stripped.encode()).hexdigest()[:32]
-    for old in ids:
-        html = html.replace(old, digest)
-    return HTML(html)

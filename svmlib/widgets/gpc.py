@@ -18,17 +18,15 @@ import numpy as np
 from ..gpc import compare_posterior_means, make_demo_problem, online_sweep
 from ..kernels import RBF
 from ..plotting.gpc import draw_online_state, draw_posterior_means
-from ._base import Explorer, scrubber, slider
+from ._base import Explorer, slider
 
 __all__ = [
     "NOISE_GRID",
     "LENGTH_GRID",
     "means_state",
     "means_explorer",
-    "means_scrubber",
     "OnlineDemo",
     "online_explorer",
-    "online_scrubber",
     "LATENCY_CASES",
 ]
 
@@ -67,12 +65,6 @@ def means_explorer(noise_var=0.1, length_scale=1.0, *, precompute=False):
     }
     return Explorer(means_state, functools.partial(draw_posterior_means, fixed_layout=True), controls,
                     figsize=(10, 4.2), grid={"noise_var": list(NOISE_GRID), "length_scale": list(LENGTH_GRID)})
-
-
-def means_scrubber(values=NOISE_GRID, length_scale=1.0):
-    """Kernel-free frames through the noise levels for the static page."""
-    return scrubber(means_state, draw_posterior_means, "noise_var", [float(v) for v in values],
-                    fixed={"length_scale": length_scale}, figsize=(10, 4.2))
 
 
 class OnlineDemo:
@@ -115,12 +107,6 @@ def online_explorer(t=10, demo=None):
     grid = {"t": [v for v in (0, 1, 5, 10, 20, 40, 60, 90, 120) if v <= demo.n_total]}  # static form
     return Explorer(demo.state, functools.partial(draw_online_state, fixed_layout=True), controls, figsize=(10, 4.2),
                     grid=grid)
-
-
-def online_scrubber(values=(1, 5, 10, 20, 40, 60, 90, 120), demo=None):
-    """Kernel-free frames through the sweep for the static page."""
-    demo = OnlineDemo() if demo is None else demo
-    return scrubber(demo.state, draw_online_state, "t", [int(v) for v in values], figsize=(10, 4.2))
 
 
 def _means_precomputed():

@@ -14,9 +14,9 @@ from sklearn.datasets import make_moons
 from ..dual import DualSVC
 from ..kernels import Linear, OrnsteinUhlenbeck, Polynomial, RBF
 from ..plotting.kernel_choice import draw_kernel_boundary
-from ._base import Explorer, dropdown, scrubber, slider
+from ._base import Explorer, dropdown, slider
 
-__all__ = ["chapter_data", "make_chapter_kernel", "KernelModel", "kernel_explorer", "kernel_scrubber",
+__all__ = ["chapter_data", "make_chapter_kernel", "KernelModel", "kernel_explorer",
            "LATENCY_CASES", "KERNELS"]
 
 KERNELS = ("linear", "poly", "rbf", "ou")
@@ -80,13 +80,6 @@ def kernel_explorer(data=None):
     # static form: RBF length scales x three C (27 frames)
     grid = {"l": [0.1, 0.15, 0.2, 0.3, 0.5, 0.8, 1.2, 2.0, 3.0], "C": [0.1, 1.0, 10.0]}
     return Explorer(model.compute, draw_kernel_boundary, controls, figsize=(6, 4.5), grid=grid)
-
-
-def kernel_scrubber(kernel="rbf", values=(0.1, 0.15, 0.2, 0.3, 0.5, 0.8, 1.2, 2.0, 3.0), C=1.0):
-    """Kernel-free scrubber over the length scale l of the RBF (or OU) kernel."""
-    model = KernelModel()
-    return scrubber(model.compute, draw_kernel_boundary, "l", [float(v) for v in values],
-                    fixed={"kernel": kernel, "p": 3, "C": C}, figsize=(6, 4.5))
 
 
 LATENCY_CASES = [

@@ -13,14 +13,12 @@ import numpy as np
 
 from ..lssvr import epsilon_convergence, sinc_bands
 from ..plotting.lssvr import draw_epsilon_convergence, draw_sinc_bands, sinc_caption
-from ._base import Explorer, scrubber, slider
+from ._base import Explorer, slider
 
 __all__ = [
     "N_WIDGET",
     "epsilon_explorer",
-    "epsilon_scrubber",
     "sinc_explorer",
-    "sinc_scrubber",
     "LATENCY_CASES",
 ]
 
@@ -33,12 +31,6 @@ def epsilon_explorer(eps=1e-1):
     controls = {"eps": slider(float(eps), -8, 3, 0.25, "ε (bias prior precision)", log=True)}
     return Explorer(epsilon_convergence, functools.partial(draw_epsilon_convergence, fixed_layout=True), controls,
                     figsize=(10, 3.8), grid={"eps": [float(10.0 ** e) for e in range(3, -9, -1)]})
-
-
-def epsilon_scrubber(values=None):
-    """Kernel-free frames through eps = 1e3 ... 1e-6 for the static page."""
-    values = [float(v) for v in (np.logspace(3, -6, 10) if values is None else values)]
-    return scrubber(epsilon_convergence, draw_epsilon_convergence, "eps", values, figsize=(10, 3.8))
 
 
 @functools.lru_cache(maxsize=256)
@@ -57,12 +49,6 @@ def sinc_explorer(c=1.0, gamma=1.0, n=N_WIDGET):
     grid = {"c": [0.3, 0.5, 1.0, 2.0, 3.0], "gamma": [0.1, 1.0, 10.0]}  # static form (15 frames)
     return Explorer(functools.partial(_sinc_compute, n=n), draw, controls, figsize=(11, 3.4), caption=sinc_caption,
                     grid=grid)
-
-
-def sinc_scrubber(values=(0.3, 0.5, 1.0, 2.0, 3.0), gamma=1.0, n=N_WIDGET):
-    """Kernel-free frames through c for the static page."""
-    return scrubber(functools.partial(_sinc_compute, n=n), draw_sinc_bands, "c", [float(v) for v in values],
-                    fixed={"gamma": gamma}, figsize=(11, 4.6))
 
 
 LATENCY_CASES = [

@@ -13,9 +13,9 @@ import numpy as np
 from ..datasets import make_blobs2d
 from ..margin import best_margin_for_direction, line_from_angle, max_margin_hyperplane, signed_distances
 from ..plotting.maximum_margin import draw_margin
-from ._base import Explorer, scrubber, slider
+from ._base import Explorer, slider
 
-__all__ = ["chapter_data", "MarginModel", "margin_explorer", "margin_scrubber", "LATENCY_CASES"]
+__all__ = ["chapter_data", "MarginModel", "margin_explorer", "LATENCY_CASES"]
 
 
 def chapter_data():
@@ -44,8 +44,7 @@ class MarginModel:
     def compute(self, angle, offset=None):
         """State of the figure for the line at ``angle`` degrees and ``offset``.
 
-        ``offset=None`` places the line at the best offset for that angle (used by the
-        scrubber, which moves only the angle).
+        ``offset=None`` places the line at the best offset for that angle.
         """
         if offset is None:
             offset, _ = best_margin_for_direction(self.X, self.y, angle)
@@ -71,13 +70,6 @@ def margin_explorer(X=None, y=None, *, angle=60.0, offset=0.0):
     # static form: 12 directions x 3 offsets (36 frames, ~0.3 MB)
     grid = {"angle": [float(a) for a in range(0, 360, 30)], "offset": [-1.0, 0.0, 1.0]}
     return Explorer(model.compute, draw_margin, controls, figsize=(9, 4), grid=grid)
-
-
-def margin_scrubber(angles=None, X=None, y=None):
-    """Kernel-free scrubber: for each angle, the best line of that direction and its margin."""
-    model = MarginModel(X, y)
-    angles = list(np.arange(0.0, 360.0, 15.0)) if angles is None else list(angles)
-    return scrubber(model.compute, draw_margin, "angle", [float(a) for a in angles], figsize=(9, 4))
 
 
 LATENCY_CASES = [

@@ -15,9 +15,9 @@ from ..datasets import make_blobs2d
 from ..dual import smo_steps
 from ..kernels import Linear, make_kernel
 from ..plotting.smo import draw_smo_step
-from ._base import Explorer, dropdown, scrubber, slider
+from ._base import Explorer, dropdown, slider
 
-__all__ = ["chapter_data", "kkt_violation", "SMOModel", "smo_explorer", "smo_scrubber", "C_VALUES", "LATENCY_CASES"]
+__all__ = ["chapter_data", "kkt_violation", "SMOModel", "smo_explorer", "C_VALUES", "LATENCY_CASES"]
 
 C_VALUES = (0.1, 1.0, 10.0)
 
@@ -92,13 +92,6 @@ def smo_explorer(X=None, y=None):
     }
     grid = {"step": list(range(model.n_steps(1.0) + 1))}  # static form: every step at C = 1
     return Explorer(model.compute, draw_smo_step, controls, figsize=(11, 3.8), grid=grid)
-
-
-def smo_scrubber(C=1.0, X=None, y=None):
-    """Kernel-free scrubber through every SMO step for one C."""
-    model = SMOModel(X, y)
-    return scrubber(model.compute, draw_smo_step, "step", list(range(model.n_steps(C) + 1)),
-                    fixed={"C": C}, figsize=(11, 3.8), interval=400)
 
 
 LATENCY_CASES = [

@@ -15,9 +15,9 @@ from sklearn.svm import SVC
 from ..datasets import make_blobs2d
 from ..plotting.soft_margin import draw_soft_margin
 from ..primal import primal_objective, primal_trace
-from ._base import Explorer, dropdown, scrubber, slider
+from ._base import Explorer, dropdown, slider
 
-__all__ = ["chapter_data", "SoftMarginModel", "soft_margin_explorer", "soft_margin_scrubber",
+__all__ = ["chapter_data", "SoftMarginModel", "soft_margin_explorer",
            "LATENCY_CASES", "MAX_EPOCHS", "BATCHES"]
 
 MAX_EPOCHS = 150
@@ -88,13 +88,6 @@ def soft_margin_explorer(X=None, y=None):
     }
     grid = {"epochs": [0, 1, 2, 3, 5, 8, 12, 20, 30, 50, 80, 150]}  # static form
     return Explorer(model.compute, draw_soft_margin, controls, figsize=(9, 4), grid=grid)
-
-
-def soft_margin_scrubber(epochs=(0, 1, 2, 3, 5, 8, 12, 20, 30, 50, 80, 150), **fixed):
-    """Kernel-free scrubber through the epochs of one run (default: C = 1, Pegasos, full batch)."""
-    model = SoftMarginModel()
-    fixed = {"C": 1.0, "step": "pegasos", "batch": "full batch", **fixed}
-    return scrubber(model.compute, draw_soft_margin, "epochs", list(epochs), fixed=fixed, figsize=(9, 4))
 
 
 LATENCY_CASES = [
