@@ -210,6 +210,44 @@ def test_class_probability_with_a_second_estimate(evidence_state):
     np.testing.assert_array_equal(_line(ax, "Platt scaling").get_ydata(), p_other)
 
 
+def test_sollich_fig2_layout_left_full_height_right_two_panels(evidence_state):
+    s = evidence_state
+    fig = _figure(figsize=(9, 5.2))
+    ax_fit, ax_ev, ax_p = pev.draw_sollich_fig2(fig, s["grid"], s["theta_true"], s["theta_svm"], s["X"], s["y"],
+                                                 s["C"], s["log_full"], s["log_naive"], 2.0, s["p_true"], s["p_svm"])
+    _render(fig)
+    # the seed's layout: the fit spans both rows on the left; evidence above class probability on the right
+    b_fit, b_ev, b_p = (ax.get_position() for ax in (ax_fit, ax_ev, ax_p))
+    assert b_fit.x1 < b_ev.x0 and b_ev.y0 > b_p.y1 and b_fit.y0 <= b_p.y0 + 1e-6 and b_fit.y1 >= b_ev.y1 - 1e-6
+    np.testing.assert_array_equal(_line(ax_fit, "SVM $\\theta^*(x)$").get_ydata(), s["theta_svm"])
+    assert f"full: max at C = {s['C_best']:.2f}" in _legend_texts(ax_ev)
+    np.testing.assert_array_equal(_line(ax_p, "SVM plug-in").get_ydata(), s["p_svm"])
+
+
+def test_normaliser_curve_band_and_plain_mc():
+    C = np.array([0.5, 1.0, 2.0, 5.0])
+    chain, se, mc = np.array([-3.0, -2.0, -4.0, -9.0]), np.array([0.1, 0.1, 0.2, 0.4]), np.array([-3.0, -2.1, -5.0, -14.0])
+    fig = _figure()
+    ax = fig.subplots()
+    pev.draw_normaliser(ax, C, chain, se, mc, 50)
+    _render(fig)
+    np.testing.assert_array_equal(_line(ax, "plain Monte Carlo, 2000 draws").get_ydata(), mc)
+    np.testing.assert_array_equal(_line(ax, "chained sampler ($\\pm 2$ s.e.)").get_ydata(), chain)
+    assert ax.get_xscale() == "log" and "50" in ax.get_ylabel()
+
+
+def test_sollich_fig1_rows_of_surface_and_two_probability_maps():
+    g = pr.unit_grid(8, dim=2)
+    rows = [{"theta": np.linspace(-3, 3, 64), "theta_b": np.linspace(3, -3, 64), "title": "A", "title_b": "B"}]
+    fig = _figure(figsize=(9, 3))
+    axes = pprob.draw_sollich_fig1(fig, rows, C=2.0)
+    _render(fig)
+    assert len(axes) == 3 and axes[0].name == "3d" and g.shape == (64, 2)
+    img = axes[1].get_images()[0].get_array()
+    np.testing.assert_allclose(np.asarray(img).ravel(), pr.class_probability(rows[0]["theta"], 2.0))
+    assert axes[2].get_title() == "B" and axes[0].get_title() == "A"
+
+
 # ----------------------------------------------------------------------------- chapter 7
 @pytest.fixture(scope="module")
 def means_state():
