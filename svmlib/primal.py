@@ -48,7 +48,6 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
 
 from ._validation import (
     check_C,
@@ -56,7 +55,9 @@ from ._validation import (
     check_inputs,
     check_positive,
     check_positive_int,
+    check_predict_inputs,
     check_random_state,
+    set_feature_info,
 )
 
 __all__ = ["primal_objective", "hinge_subgradient", "PrimalIterate", "PrimalSVC", "PrimalTrace", "primal_trace"]
@@ -460,7 +461,9 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Run subgradient descent; keep the best iterate. Returns ``self``."""
+        X_raw = X
         X, y_pm, classes, params = self._prepare(X, y)
+        set_feature_info(self, X_raw)  # n_features_in_, and feature_names_in_ for a DataFrame
         max_epochs, tol = params[4:]
         history, best, last, bound = [], None, None, 0.0  # J >= 0, so 0 is a valid bound
         self.converged_ = False
@@ -474,7 +477,6 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
                 self.converged_ = True
                 break
         self.classes_ = classes
-        self.n_features_in_ = last.coef.shape[0]
         self.coef_ = best.coef[None, :]
         self.intercept_ = np.array([best.intercept])
         self.objective_ = best.objective
@@ -499,13 +501,7 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
     # -- prediction ----------------------------------------------------------
     def decision_function(self, X):
         """``f(x) = w . x + b`` for each row of ``X``."""
-        check_is_fitted(self, "coef_")
-        X = check_inputs(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but PrimalSVC is expecting {self.n_features_in_} features "
-                "as input (the number it was fitted with)."
-            )
+        X = check_predict_inputs(self, X)  # fitted, finite, same features (names and order) as in fit
         return X @ self.coef_[0] + self.intercept_[0]
 
     def predict(self, X):

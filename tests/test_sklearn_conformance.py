@@ -22,6 +22,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from svmlib.bootstrap import MonteCarloBootstrap, ReplicaBootstrap
 from svmlib.gpc import MeanFieldGPC, SequentialGPC
 from svmlib.lssvr import GPRegression, LSSVR, BayesianLSSVR
+from svmlib.primal import PrimalSVC
 from svmlib.probabilistic import NoBiasSVC
 
 ESTIMATORS = [
@@ -82,7 +83,8 @@ def test_bootstrap_estimators_before_fit_and_bad_n_jobs():
 
 
 @pytest.mark.parametrize("make", [lambda: ReplicaBootstrap(), lambda: MonteCarloBootstrap(n_samples=10, random_state=0),
-                                  lambda: NoBiasSVC(), lambda: SequentialGPC(random_state=0), lambda: LSSVR()])
+                                  lambda: NoBiasSVC(), lambda: SequentialGPC(random_state=0), lambda: LSSVR(),
+                                  lambda: PrimalSVC(random_state=0)])
 def test_reordered_dataframe_columns_are_refused(make):
     """Issue 16: reordered DataFrame columns were accepted silently (score 1.0 -> 0.57); every
     estimator now records feature_names_in_ and refuses them as scikit-learn does."""
