@@ -21,11 +21,11 @@ def check_lagrange_maximum(x, y):
         return Feedback(False, f"(x, y) is not on the circle: x^2 + y^2 = {p @ p:.4g}, not 1. The constraint "
                                "fixes the length; the tangency condition fixes the direction.")
     if close_enough(p, [0.6, 0.8], atol=1e-3):
-        return Feedback(True, "grad f = (3, 4) = lambda (2x, 2y) gives (x, y) parallel to (3, 4); on the circle "
-                              "(3/5, 4/5), with f = 5 and lambda = 5/2.")
+        return Feedback(True, "grad f = (3, 4) = mu (2x, 2y) gives (x, y) parallel to (3, 4); on the circle "
+                              "(3/5, 4/5), with f = 5 and mu = 5/2.")
     if close_enough(p, [-0.6, -0.8], atol=1e-3):
-        return Feedback(False, "That point also satisfies grad f = lambda grad g, but it is the minimum (f = -5, "
-                               "lambda < 0). Compare f at both candidates.")
+        return Feedback(False, "That point also satisfies grad f = mu grad g, but it is the minimum (f = -5, "
+                               "mu < 0). Compare f at both candidates.")
     return Feedback(False, f"f = {3 * p[0] + 4 * p[1]:.4g} here. Where grad f = (3, 4) is parallel to grad g = "
                            "(2x, 2y), the level line of f touches the circle.")
 

@@ -63,7 +63,7 @@ def check_subgradient(g, C=SLACK_C):
     at ``w = SLACK_W``, ``b = SLACK_B`` on the five points.
 
     Point 1 sits exactly on the margin (t = 1), where the hinge has a kink: every vector
-    :math:`(w, 0) - C \sum_{t_i<1} y_i (x_i, 1) - C \theta y_1 (x_1, 1)`, :math:`\theta \in [0, 1]`,
+    :math:`(w, 0) - C \sum_{t_i<1} y_i (x_i, 1) - C \omega y_1 (x_1, 1)`, :math:`\omega \in [0, 1]`,
     is a subgradient, and the checker accepts all of them.
     """
     g = as_numbers(g, 3)
@@ -78,8 +78,8 @@ def check_subgradient(g, C=SLACK_C):
     fit = lsq_linear(directions.T, g - base, bounds=(0.0, 1.0))
     if np.linalg.norm(directions.T @ fit.x - (g - base)) < 1e-6 * max(1.0, np.linalg.norm(g)):
         theta = ", ".join(f"{v:.3g}" for v in fit.x)
-        return Feedback(True, f"A valid subgradient (theta = {theta} for the point on the margin). At the kink "
-                              "any theta in [0, 1] works; gradient descent's 'gradient' is just one choice.")
+        return Feedback(True, f"A valid subgradient (omega = {theta} for the point on the margin). At the kink "
+                              "any omega in [0, 1] works; gradient descent's 'gradient' is just one choice.")
     if close_enough(g, np.r_[SLACK_W, 0.0], atol=1e-6):
         return Feedback(False, "That is only the regulariser's gradient (w, 0); points with y (w.x + b) < 1 "
                                "add -C y_i (x_i, 1) each.")
