@@ -649,8 +649,9 @@ def _feasible(K, y, fit_intercept):
 def _raise_infeasible():
     raise ValueError(
         "The hard-margin problem (C = inf) is infeasible: the kernel cannot separate the two "
-        "classes (or only with a margin below 1e-6 of the data's scale), so the dual objective "
-        "grows without bound. Use a finite C (a soft margin), e.g. C=10, or a more flexible kernel."
+        "classes (or only with a margin below 1e-6 of the data's scale), or the kernel matrix is "
+        "not positive semi-definite; either way the dual objective grows without bound. Use a "
+        "finite C (a soft margin), e.g. C=10, or a more flexible (valid) kernel."
     )
 
 

@@ -124,11 +124,6 @@ class _TiledRows:
         out[half:] = r
         return out
 
-    def dot(self, c):
-        half = self.base.n
-        h = self.base.dot(c[:half] + c[half:])
-        return np.concatenate([h, h])
-
 
 def _check_weights(sample_weight, n):
     if sample_weight is None:

@@ -735,3 +735,28 @@ def test_solve_dual_sample_weight_checks():
     assert not sol.alpha[y < 0].any()
     with pytest.raises(ValueError, match="\\[0, C\\]"):
         solve_dual(K, y, 1.0, alpha0=np.full(len(y), 0.5), fit_intercept=False, sample_weight=np.full(len(y), 0.1))
+
+
+def test_non_psd_pair_named():
+    """A pair of negative curvature is named as such (it used to be reported as 'infeasible')."""
+    K = np.array([[1.0, 2.0], [2.0, 1.0]])  # positive diagonal, K_11 + K_22 - 2 K_12 = -2
+    with pytest.raises(ValueError, match="positive semi-definite"):
+        solve_dual(K, np.array([1.0, -1.0]), np.inf)
+
+
+def test_overflow_at_huge_C_raises():
+    """Regression: -RBF with C = 1e300 returned alpha = 1e300, b = -2e300 and converged=True."""
+    X, y = _xor(30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's overflow warnings on the way
+        with pytest.raises(ValueError, match="NaN"):
+            solve_dual(-RBF()(X), y, 1e300, max_iter=100_000)
+
+
+def test_more_weight_checks():
+    X, y = _blobs()
+    K = Linear()(X)
+    with pytest.raises(ValueError, match=">= 0"):
+        solve_dual(K, y, sample_weight=np.r_[-1.0, np.ones(79)])
+    with pytest.raises(ValueError, match="class_weight must be finite"):
+        DualSVC(class_weight={-1.0: -1.0, 1.0: 1.0}).fit(X, y)

@@ -224,3 +224,18 @@ def test_feature_names_in():
 )
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+def test_more_bad_input():
+    X, y = _sine()
+    K = RBF()(X)
+    with pytest.raises(TypeError, match="sample_weight"):
+        solve_svr_dual(K, y, sample_weight=["a"] * len(y))
+    with pytest.raises(ValueError, match=">= 0"):
+        solve_svr_dual(K, y, sample_weight=np.r_[-1.0, np.ones(len(y) - 1)])
+    with pytest.raises(ValueError, match="finite"):
+        solve_svr_dual(K, np.r_[np.inf, y[1:]])
+    with pytest.raises(TypeError, match="targets"):
+        solve_svr_dual(K, [object()] * len(y))
+    with pytest.raises(ValueError, match="sample_weight"):
+        DualSVR().fit(X, y, sample_weight=np.ones(3))
