@@ -195,3 +195,57 @@ def test_check_regression_data():
         check_regression_data([[0.0], [1.0]], [0.5, np.nan])
     with pytest.raises(TypeError, match="array-like of numbers"):
         check_regression_data([[1 + 2j], [1.0]], [0.5, 1.0])
+
+
+# --- issue 16: the helpers every module shares -------------------------------------------------
+
+def test_new_helpers_for_labels_tolerances_switches_and_jobs():
+    from svmlib._validation import check_bool, check_n_jobs, check_pm_labels, check_tol
+
+    np.testing.assert_array_equal(check_pm_labels([1, -1, 1], 3), [1.0, -1.0, 1.0])
+    for bad, match in (([0, 1], "-1/\\+1"), ([1.0, np.nan], "-1/\\+1"), ([], "non-empty"), ([[1, -1]], "1-D")):
+        with pytest.raises(ValueError, match=match):
+            check_pm_labels(bad)
+    with pytest.raises(ValueError, match="2 labels but the kernel matrix has 3 rows"):
+        check_pm_labels([1, -1], 3)
+    assert check_tol(1e-6) == 1e-6
+    for bad in (0.0, -1e-3, np.nan, np.inf):
+        with pytest.raises(ValueError, match="tol"):
+            check_tol(bad)
+    assert check_bool(True, "fit_intercept") is True and check_bool(0, "shuffle") is False
+    for bad in ("no", 2, None, 0.5):
+        with pytest.raises(TypeError, match="must be True or False"):
+            check_bool(bad, "fit_intercept")
+    assert check_n_jobs(None) is None and check_n_jobs(-1) == -1 and check_n_jobs(4) == 4
+    with pytest.raises(ValueError, match="n_jobs = 0"):
+        check_n_jobs(0)
+    for bad in ("2", 1.5, True):
+        with pytest.raises(TypeError, match="n_jobs"):
+            check_n_jobs(bad)
+
+
+def test_feature_helpers_follow_scikit_learn():
+    pd = pytest.importorskip("pandas")
+    from sklearn.base import BaseEstimator
+    from sklearn.exceptions import NotFittedError
+
+    from svmlib._validation import check_predict_inputs, set_feature_info
+
+    class Toy(BaseEstimator):
+        def fit(self, X):
+            set_feature_info(self, X)
+            self.fitted_ = True
+            return self
+
+    df = pd.DataFrame(np.arange(6.0).reshape(3, 2), columns=["a", "b"])
+    with pytest.raises(NotFittedError):
+        check_predict_inputs(Toy(), df)
+    toy = Toy().fit(df)
+    assert toy.n_features_in_ == 2 and list(toy.feature_names_in_) == ["a", "b"]
+    np.testing.assert_array_equal(check_predict_inputs(toy, df), df.to_numpy())
+    with pytest.raises(ValueError, match="feature names"):
+        check_predict_inputs(toy, df[["b", "a"]])
+    with pytest.raises(ValueError, match="X has 1 features, but Toy is expecting 2"):
+        check_predict_inputs(toy, np.ones((2, 1)))
+    toy.fit(df.to_numpy())                     # a refit on an array drops the stale names
+    assert not hasattr(toy, "feature_names_in_")
