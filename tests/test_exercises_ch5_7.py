@@ -90,6 +90,7 @@ def test_evidence_table_normalisers_recompute(evidence_table):
     log_mc = evidence_table["log_norm_mc"]
     for seed in (0, 37, 99):
         assert tab.toy_set(seed, norm, log_mc) == evidence_table["sets"][seed]
+    assert tab.positives_l01(16) == evidence_table["n_positive_l01"][16]
 
 
 @pytest.mark.slow
