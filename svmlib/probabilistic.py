@@ -81,7 +81,25 @@ __all__ = [
 def kappa(C):
     r"""Normalisation :math:`\kappa(C) = 1 / (1 + e^{-2C})` (eq. gp-likelihood).
 
+    Implements the normalisation of eq. (gp-likelihood) of chapter 5.
+
     The one value that makes :math:`\max_\theta \nu(\theta) = 1` exactly (at :math:`|\theta| = 1`).
+
+    Parameters
+    ----------
+    C : float
+        Finite, positive likelihood parameter (the SVM's penalty).
+
+    Returns
+    -------
+    float
+        :math:`\kappa(C)`, between 1/2 and 1.
+
+    Examples
+    --------
+    >>> from svmlib.probabilistic import kappa
+    >>> print(f'{kappa(1.0):.4f}')
+    0.8808
     """
     C = check_C(C, allow_inf=False)
     return float(expit(2.0 * C))
@@ -92,12 +110,55 @@ def _log_kappa(C):
 
 
 def hinge(z):
-    """Hinge loss ``l(z) = max(0, 1 - z)`` (elementwise)."""
+    r"""Hinge loss ``l(z) = max(0, 1 - z)`` (elementwise).
+
+    The loss of eq. (soft-hinge) of chapter 2, used in eq. (gp-likelihood) of chapter 5.
+
+    Parameters
+    ----------
+    z : array_like
+        Margins :math:`y\theta`.
+
+    Returns
+    -------
+    ndarray
+        :math:`\max(0, 1 - z)`, same shape as ``z``.
+
+    Examples
+    --------
+    >>> from svmlib.probabilistic import hinge
+    >>> print(hinge([-1.0, 0.5, 2.0]))
+    [2.  0.5 0. ]
+    """
     return np.maximum(0.0, 1.0 - np.asarray(z, dtype=float))
 
 
 def likelihood(y, theta, C):
-    r"""``Q(y | theta) = kappa(C) exp(-C l(y theta))`` for ``y`` in {-1, +1} (eq. gp-likelihood)."""
+    r"""``Q(y | theta) = kappa(C) exp(-C l(y theta))`` for ``y`` in {-1, +1} (eq. gp-likelihood).
+
+    Implements eq. (gp-likelihood) of chapter 5.
+
+    Parameters
+    ----------
+    y : array_like
+        Labels in {-1, +1}.
+    theta : array_like
+        Latent function values, broadcasting against ``y``.
+    C : float
+        Finite, positive likelihood parameter.
+
+    Returns
+    -------
+    ndarray
+        :math:`Q(y \mid \theta)`; it is largest, :math:`\kappa(C)`, for :math:`y\theta \ge 1`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.probabilistic import likelihood
+    >>> print(np.round(likelihood([1, 1, -1], [2.0, 0.0, 0.0], C=1.0), 4))
+    [0.8808 0.324  0.324 ]
+    """
     C = check_C(C, allow_inf=False)
     y = np.asarray(y, dtype=float)
     if not np.all(np.isin(y, (-1.0, 1.0))):
@@ -108,11 +169,32 @@ def likelihood(y, theta, C):
 def log_nu(theta, C):
     r"""Logarithm of :math:`\nu(\theta) = Q(+1|\theta) + Q(-1|\theta)` (eq. gp-nu), vectorised.
 
+    Implements eq. (gp-nu) of chapter 5.
+
     .. math:: \nu(\theta) = \frac{\cosh C\theta}{\cosh C} \ (|\theta| \le 1), \qquad
               \nu(\theta) = \kappa(C)\,(1 + e^{-C(1 + |\theta|)}) \ (|\theta| \ge 1).
 
     Written with ``log1p`` so that it neither overflows for large ``C |theta|`` nor loses
     the small gap near :math:`|\theta| = 1`.
+
+    Parameters
+    ----------
+    theta : array_like
+        Latent function values.
+    C : float
+        Finite, positive likelihood parameter.
+
+    Returns
+    -------
+    ndarray
+        :math:`\ln\nu(\theta)` (at most 0), same shape as ``theta``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.probabilistic import log_nu
+    >>> print(np.round(log_nu([0.0, 0.5, 1.0], C=2.0), 4))
+    [-1.325  -0.8912  0.    ]
     """
     C = check_C(C, allow_inf=False)
     return _log_nu(np.asarray(theta, dtype=float), C)
@@ -129,20 +211,85 @@ def _log_nu(theta, C):
 
 
 def nu(theta, C):
-    r""":math:`\nu(\theta)`, the probability of a definite output (eq. gp-nu); at most 1."""
+    r""":math:`\nu(\theta)`, the probability of a definite output (eq. gp-nu); at most 1.
+
+    Implements eq. (gp-nu) of chapter 5.
+
+    Parameters
+    ----------
+    theta : array_like
+        Latent function values.
+    C : float
+        Finite, positive likelihood parameter.
+
+    Returns
+    -------
+    ndarray
+        :math:`\nu(\theta)`, same shape as ``theta``; equal to 1 at :math:`|\theta| = 1`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.probabilistic import nu
+    >>> print(np.round(nu([0.0, 1.0, 3.0], C=2.0), 4))
+    [0.2658 1.     0.9823]
+    """
     return np.exp(log_nu(theta, C))
 
 
 def dont_know(theta, C):
-    r"""The "don't know" probability :math:`1 - \nu(\theta)`: the uncertainty gap."""
+    r"""The "don't know" probability :math:`1 - \nu(\theta)`: the uncertainty gap.
+
+    The complement of eq. (gp-nu) of chapter 5.
+
+    Parameters
+    ----------
+    theta : array_like
+        Latent function values.
+    C : float
+        Finite, positive likelihood parameter.
+
+    Returns
+    -------
+    ndarray
+        :math:`1 - \nu(\theta)`, same shape as ``theta``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.probabilistic import dont_know
+    >>> print(np.round(dont_know([0.0, 1.0], C=2.0), 4))
+    [ 0.7342 -0.    ]
+    """
     return -np.expm1(log_nu(theta, C))
 
 
 def class_probability(theta, C):
     r"""Plug-in class probability :math:`P(y = +1 \mid \theta) = Q(+1) / \nu` (eq. gp-class-probability).
 
+    Implements eq. (gp-class-probability) of chapter 5.
+
     Equals :math:`\sigma(C [l(-\theta) - l(\theta)])`: :math:`\sigma(2C\theta)` inside the gap,
     :math:`\sigma(C(1 + \theta))` above it, :math:`\sigma(-C(1 - \theta))` below it.
+
+    Parameters
+    ----------
+    theta : array_like
+        Latent function values.
+    C : float
+        Finite, positive likelihood parameter.
+
+    Returns
+    -------
+    ndarray
+        :math:`P(y = +1 \mid \theta)`, same shape as ``theta``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.probabilistic import class_probability
+    >>> print(np.round(class_probability([-2.0, 0.0, 0.5, 2.0], C=1.0), 4))
+    [0.0474 0.5    0.7311 0.9526]
     """
     C = check_C(C, allow_inf=False)
     theta = np.asarray(theta, dtype=float)
@@ -152,7 +299,25 @@ def class_probability(theta, C):
 def gap_share(theta):
     r"""Share of the points with :math:`|\theta| < 1` (the grey "don't know" regions), per draw.
 
+    A summary of the don't-know region of eq. (gp-nu) of chapter 5 (no equation of its own).
+
     ``theta`` of shape ``(n_grid,)`` gives a number, ``(n_draws, n_grid)`` one per draw.
+
+    Parameters
+    ----------
+    theta : array_like of shape (n_grid,) or (n_draws, n_grid)
+        Latent function values on a grid.
+
+    Returns
+    -------
+    float or ndarray of shape (n_draws,)
+        Fraction of grid points with :math:`|\theta| < 1`.
+
+    Examples
+    --------
+    >>> from svmlib.probabilistic import gap_share
+    >>> print(float(gap_share([-2.0, -0.5, 0.3, 1.5])))
+    0.5
     """
     theta = np.asarray(theta, dtype=float)
     return np.mean(np.abs(theta) < 1.0, axis=-1)
@@ -163,7 +328,32 @@ def gap_share(theta):
 # --------------------------------------------------------------------------
 
 def unit_grid(n_per_dim, dim=1):
-    """Regular grid of ``n_per_dim**dim`` points on the unit cube (cell centres), shape ``(n, dim)``."""
+    """Regular grid of ``n_per_dim**dim`` points on the unit cube (cell centres), shape ``(n, dim)``.
+
+    A helper of chapter 5 (no equation of its own): the inputs on which eq. (gp-prior-matrix) is
+    evaluated.
+
+    Parameters
+    ----------
+    n_per_dim : int
+        Points per axis.
+    dim : int, default 1
+        Input dimension.
+
+    Returns
+    -------
+    ndarray of shape (n_per_dim**dim, dim)
+        Cell centres :math:`(k + 1/2)/n` of the regular grid.
+
+    Examples
+    --------
+    >>> from svmlib.probabilistic import unit_grid
+    >>> print(unit_grid(2, dim=2))
+    [[0.25 0.25]
+     [0.75 0.25]
+     [0.25 0.75]
+     [0.75 0.75]]
+    """
     n_per_dim = check_positive_int(n_per_dim, "n_per_dim")
     dim = check_positive_int(dim, "dim")
     axis = (np.arange(n_per_dim) + 0.5) / n_per_dim
@@ -173,6 +363,8 @@ def unit_grid(n_per_dim, dim=1):
 
 class GridPrior:
     r"""Draws of the GP prior :math:`\theta \sim N(0, K)` on fixed inputs.
+
+    Implements eq. (gp-prior-matrix) of chapter 5 on a fixed grid.
 
     A draw is :math:`\theta = \sqrt{s}\, L z` with :math:`K + \epsilon I = L L^T` (Cholesky) and
     white noise :math:`z`. Keeping :math:`z` fixed while changing the kernel gives comparable
@@ -191,6 +383,25 @@ class GridPrior:
         Relative diagonal jitter; by default the smallest of 1e-10, 1e-8, ... (times the mean
         diagonal) for which the Cholesky factorisation succeeds. Smooth kernels on dense
         grids are numerically singular, so some jitter is always needed.
+
+    Attributes
+    ----------
+    kernel : Kernel
+        The kernel (made by :func:`svmlib.kernels.make_kernel`).
+    X : ndarray of shape (n_points, n_features)
+        The inputs.
+    weights : ndarray of shape (n_points,)
+        The normalised input density.
+    n_points : int
+        Number of inputs.
+
+    Examples
+    --------
+    >>> from svmlib.probabilistic import GridPrior, unit_grid
+    >>> from svmlib.kernels import RBF
+    >>> prior = GridPrior(RBF(l=0.3), unit_grid(20))
+    >>> print(prior.n_points, round(float(prior.weights.sum()), 6))
+    20 1.0
     """
 
     def __init__(self, kernel, X, *, weights=None, jitter=None):
@@ -250,10 +461,33 @@ def _jittered_cholesky(K, jitter):
 
 
 def log_N(theta, C, weights=None):
-    r""":math:`\ln N(\theta)`, :math:`N(\theta) = \int dx\, Q(x)\, \nu(\theta(x))` (eq. gp-N), per draw.
+    r""":math:`\ln N(\theta)`, :math:`N(\theta) = \int dx\, Q(x)\, \nu(\theta(x))` (eq. gp-survival), per draw.
+
+    Implements eq. (gp-survival) of chapter 5.
 
     ``theta`` has shape ``(n_draws, n_points)`` (or ``(n_points,)``); the integral is the
     ``weights``-weighted mean over the points (uniform by default).
+
+    Parameters
+    ----------
+    theta : array_like of shape (n_draws, n_points) or (n_points,)
+        Latent functions on the points.
+    C : float
+        Finite, positive likelihood parameter.
+    weights : array_like of shape (n_points,), optional
+        Input density :math:`Q(x)` on the points (summing to 1); uniform by default.
+
+    Returns
+    -------
+    float or ndarray of shape (n_draws,)
+        :math:`\ln N(\theta)` per draw (at most 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.probabilistic import log_N
+    >>> print(np.round(log_N(np.array([[1.0, -1.0], [0.0, 0.0]]), C=1.0), 4))
+    [ 0.     -0.4338]
     """
     theta = np.asarray(theta, dtype=float)
     C = check_C(C, allow_inf=False)
@@ -309,16 +543,31 @@ def _ess_step(theta, loglik, prior_draw, log_target, rng, max_shrink=200):
 
 @dataclass
 class EffectivePriorSample:
-    """Draws of the effective prior on a grid.
+    r"""Draws of the effective prior on a grid.
+
+    Draws of eq. (gp-effective-prior) of chapter 5.
 
     Attributes
     ----------
     theta : ndarray (n_chains, n_points)
         Final state of each independent chain (one draw per chain).
     log_N : ndarray (n_chains,)
-        :math:`\\ln N(\\theta)` of each draw.
+        :math:`\ln N(\theta)` of each draw.
     n_evals : int
         Evaluations of :math:`N` used (cost measure).
+
+    Parameters
+    ----------
+    theta, log_N, n_evals
+        The fields below (a record returned by :func:`sample_effective_prior`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.probabilistic import EffectivePriorSample
+    >>> s = EffectivePriorSample(theta=np.zeros((2, 3)), log_N=np.zeros(2), n_evals=0)
+    >>> print(s.theta.shape)
+    (2, 3)
     """
 
     theta: np.ndarray
@@ -345,6 +594,20 @@ def sample_effective_prior(prior, n, C, *, n_chains=10, n_anneal=50, n_steps=100
     scale : float
         Amplitude factor: prior draws are ``sqrt(scale) L z``.
     random_state : int, Generator or None
+
+    Returns
+    -------
+    EffectivePriorSample
+        One draw per chain, with its :math:`\ln N` and the number of evaluations of :math:`N`.
+
+    Examples
+    --------
+    >>> from svmlib.probabilistic import GridPrior, sample_effective_prior, unit_grid
+    >>> from svmlib.kernels import RBF
+    >>> prior = GridPrior(RBF(l=0.3), unit_grid(20))
+    >>> s = sample_effective_prior(prior, n=10, C=2.0, n_chains=3, n_anneal=5, n_steps=5, random_state=0)
+    >>> print(s.theta.shape, s.log_N.shape, bool((s.log_N <= 0).all()))
+    (3, 20) (3,) True
     """
     if not isinstance(prior, GridPrior):
         raise TypeError("prior must be a svmlib.probabilistic.GridPrior (the GP prior on a grid).")
@@ -376,7 +639,9 @@ def sample_effective_prior(prior, n, C, *, n_chains=10, n_anneal=50, n_steps=100
 
 @dataclass
 class RestartResult:
-    """Output of :func:`restart_process`.
+    r"""Output of :func:`restart_process`.
+
+    See eq. (ev-normaliser) of chapter 6 for what its acceptance rate estimates.
 
     Attributes
     ----------
@@ -388,7 +653,20 @@ class RestartResult:
         Their labels in {-1, +1}.
     n_attempts : int
         How many prior draws were started; ``n_accepted / n_attempts`` estimates
-        :math:`\\langle N^n \\rangle` (eq. gp-normaliser).
+        :math:`\langle N^n \rangle` (eq. ev-normaliser of chapter 6).
+
+    Parameters
+    ----------
+    theta, index, y, n_attempts
+        The fields below (a record returned by :func:`restart_process`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.probabilistic import RestartResult
+    >>> r = RestartResult(theta=np.zeros((1, 4)), index=np.zeros((1, 2), int), y=np.ones((1, 2)), n_attempts=3)
+    >>> print(r.n_attempts)
+    3
     """
 
     theta: np.ndarray
@@ -405,12 +683,47 @@ def restart_process(prior, n, C, *, n_accepted=100, batch=200, scale=1.0, max_at
                     random_state=None):
     r"""The generative process, literally: draw :math:`\theta`, then ``n`` points; restart on "don't know".
 
+    Implements the generative process behind eqs. (gp-survival) and (gp-effective-prior) of
+    chapter 5.
+
     For each attempt a prior draw :math:`\theta`; then for each of ``n`` points an input
     :math:`x \sim Q(x)` (the prior's ``weights``) and an output :math:`+1`, :math:`-1` or
     "don't know" with probabilities :math:`Q(+1|\theta(x))`, :math:`Q(-1|\theta(x))`,
     :math:`1 - \nu(\theta(x))`. A "don't know" throws the whole attempt away. Attempts are
     simulated in batches (drawing all ``n`` points at once changes nothing: after the first
     "don't know" the rest of an attempt is discarded anyway).
+
+    Parameters
+    ----------
+    prior : GridPrior
+        The prior and the input density (its ``weights``).
+    n : int
+        Data set size.
+    C : float
+        Finite, positive likelihood parameter.
+    n_accepted : int, default 100
+        Number of complete data sets wanted.
+    batch : int, default 200
+        Attempts simulated at once.
+    scale : float, default 1.0
+        Amplitude factor of the prior draws.
+    max_attempts : int, default 1000000
+        Stop with an error after this many attempts.
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    RestartResult
+        The surviving functions and their data sets, and the number of attempts.
+
+    Examples
+    --------
+    >>> from svmlib.probabilistic import GridPrior, restart_process, unit_grid
+    >>> from svmlib.kernels import RBF
+    >>> prior = GridPrior(RBF(l=0.3), unit_grid(20))
+    >>> r = restart_process(prior, n=3, C=2.0, n_accepted=5, random_state=0)
+    >>> print(r.y.shape, r.n_attempts >= 5)
+    (5, 3) True
     """
     if not isinstance(prior, GridPrior):
         raise TypeError("prior must be a svmlib.probabilistic.GridPrior.")
@@ -451,6 +764,8 @@ def restart_process(prior, n, C, *, n_accepted=100, batch=200, scale=1.0, max_at
 class ModelData:
     """A data set drawn from the probabilistic model, with the truth it came from.
 
+    A draw of eq. (gp-joint) of chapter 5.
+
     Attributes
     ----------
     X, y : the data (inputs are grid points, labels in {-1, +1})
@@ -458,6 +773,20 @@ class ModelData:
     theta : the true latent function on the grid
     grid : the grid
     C, K0 : the true hyperparameters
+
+    Parameters
+    ----------
+    X, y, index, theta, grid, C, K0
+        The fields below (a record returned by :func:`generate_data`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.probabilistic import ModelData
+    >>> d = ModelData(X=np.zeros((2, 1)), y=np.array([1.0, -1.0]), index=np.array([0, 1]),
+    ...            theta=np.zeros(4), grid=np.zeros((4, 1)), C=1.0, K0=1.0)
+    >>> print(d.X.shape)
+    (2, 1)
     """
 
     X: np.ndarray
@@ -476,11 +805,43 @@ class ModelData:
 def generate_data(prior, n, C, *, scale=1.0, n_anneal=50, n_steps=100, n_datasets=1, random_state=None):
     r"""Data sets drawn from the model: :math:`\theta` from the effective prior, then the data.
 
+    Implements the factorisation of eq. (gp-joint) of chapter 5.
+
     Given :math:`\theta`, inputs come from :math:`Q(x)\nu(\theta(x))/N(\theta)` and outputs from
     :math:`Q(y|x,\theta)/\nu(\theta(x))` -- the restart process conditioned on surviving, without
     its (often tiny) acceptance rate. ``n_datasets`` independent sets come from independent chains.
 
     Returns a :class:`ModelData` (or a list of them when ``n_datasets > 1``).
+
+    Parameters
+    ----------
+    prior : GridPrior
+        The prior and the input density.
+    n : int
+        Data set size.
+    C : float
+        Finite, positive likelihood parameter.
+    scale : float, default 1.0
+        Amplitude factor of the prior draws.
+    n_anneal, n_steps : int
+        Sampler settings of :func:`sample_effective_prior`.
+    n_datasets : int, default 1
+        Number of independent data sets.
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    ModelData or list of ModelData
+        One data set (``n_datasets == 1``) or a list of them.
+
+    Examples
+    --------
+    >>> from svmlib.probabilistic import GridPrior, generate_data, unit_grid
+    >>> from svmlib.kernels import RBF
+    >>> prior = GridPrior(RBF(l=0.3), unit_grid(20))
+    >>> d = generate_data(prior, n=8, C=2.0, n_anneal=5, n_steps=5, random_state=0)
+    >>> print(d.X.shape, sorted(set(d.y.tolist())) <= [-1.0, 1.0])
+    (8, 1) False
     """
     n = check_positive_int(n, "n")
     C = check_C(C, allow_inf=False)
@@ -552,6 +913,18 @@ def solve_no_bias_dual(K, y, C, *, tol=1e-9, max_iter=None):
     Returns
     -------
     NoBiasDualSolution with ``alpha``, ``n_iter`` (active-set iterations), ``converged``, ``objective``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.probabilistic import solve_no_bias_dual
+    >>> from svmlib.kernels import RBF
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(20, 2))
+    >>> y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    >>> sol = solve_no_bias_dual(RBF(l=1.0, B2=1.0)(X), y, C=2.0)
+    >>> print(sol.converged, bool((sol.alpha >= 0).all() and (sol.alpha <= 2.0).all()))
+    True True
     """
     C = check_C(C, allow_inf=False)
     y = check_pm_labels(y)
@@ -654,6 +1027,8 @@ def _active_set(Q, alpha, C, tol, max_iter):
 class NoBiasSVC(ClassifierMixin, BaseEstimator):
     r"""The SVM as the MAP of the GP model: no explicit bias, bias variance ``B2`` in the kernel.
 
+    The MAP of eqs. (gp-map-primal) and (gp-map-dual) of chapter 5.
+
     :math:`\theta^*(x) = \sum_i \alpha_i y_i K(x, x_i)` with :math:`K = K_0 k + B^2` and
     :math:`\alpha` from the dual *without* equality constraint; the implied bias is
     :math:`b = B^2 \sum_i \alpha_i y_i`. As :math:`B^2 \to \infty` it approaches the standard
@@ -677,6 +1052,18 @@ class NoBiasSVC(ClassifierMixin, BaseEstimator):
     intercept_ : float, the implied bias :math:`B^2 \sum \alpha_i y_i`
     theta_train_ : :math:`\theta^*` at the training inputs
     classes_, n_iter_, converged_
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.probabilistic import NoBiasSVC
+    >>> from svmlib.kernels import RBF
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2))
+    >>> y = np.where(X[:, 0] + X[:, 1] > 0, 1, -1)
+    >>> clf = NoBiasSVC(C=2.0, kernel=RBF(l=1.0, B2=1.0)).fit(X, y)
+    >>> print(f'{clf.score(X, y):.2f}', clf.predict_proba(X[:2]).shape)
+    0.97 (2, 2)
     """
 
     def __init__(self, C=1.0, kernel="rbf", tol=1e-9):
