@@ -64,7 +64,20 @@ __all__ = [
 
 
 class LowESSWarning(UserWarning):
-    """A Monte Carlo estimate rests on too few effective samples to be trusted."""
+    """A Monte Carlo estimate rests on too few effective samples to be trusted.
+
+    Raised about the estimates of eq. (ev-normaliser) of chapter 6.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from svmlib.evidence import LowESSWarning
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter('always')
+    ...     warnings.warn('few effective samples', LowESSWarning)
+    >>> print(w[0].category.__name__)
+    LowESSWarning
+    """
 
 
 def _check_labels(y):
@@ -105,6 +118,8 @@ def _check_gram(K, n, *, psd=True):
 def laplace_log_naive_evidence(K, y, alpha, C):
     r"""Laplace-type estimate of :math:`\ln Q_\text{naive}(D)` (eq. ev-laplace).
 
+    Implements eq. (ev-laplace) of chapter 6.
+
     .. math:: \ln Q_\text{naive} \approx -\tfrac12 \sum_i y_i \alpha_i \theta^*_i
               - C \sum_i l(y_i \theta^*_i) + n \ln \kappa(C) - \tfrac12 \ln\det(I + L_m K_m),
 
@@ -118,6 +133,25 @@ def laplace_log_naive_evidence(K, y, alpha, C):
     ----------
     K : (n, n) kernel matrix (bias variance included), y : labels in {-1, +1},
     alpha : the MAP dual coefficients (from :func:`svmlib.probabilistic.solve_no_bias_dual`), C : float
+
+    Returns
+    -------
+    float
+        The Laplace estimate of :math:`\ln Q_\text{naive}(D)`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.kernels import RBF
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(10, 1))
+    >>> y = np.where(X[:, 0] > 0.5, 1.0, -1.0)
+    >>> K = RBF(l=0.3, B2=1.0)(X)
+    >>> from svmlib.probabilistic import solve_no_bias_dual
+    >>> from svmlib.evidence import laplace_log_naive_evidence
+    >>> alpha = solve_no_bias_dual(K, y, 2.0).alpha
+    >>> print(f'{laplace_log_naive_evidence(K, y, alpha, 2.0):.3f}')
+    -3.128
     """
     y = _check_labels(y)
     n = y.size
@@ -141,7 +175,36 @@ def laplace_log_naive_evidence(K, y, alpha, C):
 
 
 def log_naive_evidence(K, y, C):
-    """Solve the no-bias dual for ``(K, y, C)`` and return the Laplace estimate of ln Q_naive."""
+    r"""Solve the no-bias dual for ``(K, y, C)`` and return the Laplace estimate of ln Q_naive.
+
+    Implements eq. (ev-laplace) of chapter 6 at the MAP of eq. (gp-map-dual) of chapter 5.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        Kernel matrix, the bias variance included.
+    y : array_like of shape (n,)
+        Labels in {-1, +1}.
+    C : float
+        Finite, positive likelihood parameter.
+
+    Returns
+    -------
+    float
+        The Laplace estimate of :math:`\ln Q_\text{naive}(D)`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.kernels import RBF
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(10, 1))
+    >>> y = np.where(X[:, 0] > 0.5, 1.0, -1.0)
+    >>> K = RBF(l=0.3, B2=1.0)(X)
+    >>> from svmlib.evidence import log_naive_evidence
+    >>> print(f'{log_naive_evidence(K, y, 2.0):.3f}')
+    -3.128
+    """
     y = _check_labels(y)
     K = _check_gram(K, y.size)
     sol = solve_no_bias_dual(K, y, C)
@@ -159,11 +222,35 @@ def _log_inner(mu, s2, C):
 def exact_log_naive_evidence(K, y, C, *, epsrel=1e-7):
     r"""Exact :math:`\ln Q_\text{naive}(D)` for ``n <= 3`` inputs (the tests' and the chapter's reference).
 
+    Implements eq. (ev-n1) of chapter 6 (and eq. (ev-full)'s integral for n = 2, 3).
+
     ``n = 1``: :math:`Q = \kappa[\Phi(-1/\sqrt{K}) + e^{-C + C^2 K/2}\Phi((1 - CK)/\sqrt{K})]`
     (eq. ev-n1). For ``n = 2, 3`` the last latent value is Gaussian given the others and is
     integrated in the same closed form; the remaining one or two are integrated numerically
     (``scipy.integrate.quad``/``nquad``) with break points at the hinges :math:`\theta_i = y_i`,
     over :math:`\pm 12` prior standard deviations (the tails beyond are below 1e-30).
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n), n <= 3
+        Kernel matrix, the bias variance included.
+    y : array_like of shape (n,)
+        Labels in {-1, +1}.
+    C : float
+        Finite, positive likelihood parameter.
+    epsrel : float, default 1e-7
+        Relative tolerance of the numerical quadrature.
+
+    Returns
+    -------
+    float
+        :math:`\ln Q_\text{naive}(D)`.
+
+    Examples
+    --------
+    >>> from svmlib.evidence import exact_log_naive_evidence
+    >>> print(f'{exact_log_naive_evidence([[1.0]], [1.0], C=2.0):.4f}')
+    -1.1660
     """
     y = _check_labels(y)
     n = y.size
@@ -236,6 +323,19 @@ class NormaliserEstimate:
         Effective sample size :math:`(\sum w)^2 / \sum w^2` of the importance weights.
     n_samples : int
     method : str
+
+    Parameters
+    ----------
+    log_value, std_error, ess, n_samples, method
+        The fields below (a record returned by :func:`log_normaliser_mc` and
+        :func:`log_normaliser_ais`).
+
+    Examples
+    --------
+    >>> from svmlib.evidence import NormaliserEstimate
+    >>> e = NormaliserEstimate(log_value=-1.6, std_error=0.1, ess=75.0, n_samples=200, method='plain Monte Carlo')
+    >>> print(e.method)
+    plain Monte Carlo
     """
 
     log_value: float
@@ -262,10 +362,43 @@ def _summarise(log_w, method, min_ess, stacklevel=3):
 def log_normaliser_mc(prior, n, C, *, n_draws=2000, scale=1.0, random_state=None, min_ess=None):
     r"""Plain Monte Carlo :math:`\ln\langle N^n\rangle` from GP prior draws on ``prior``'s points.
 
+    Implements eq. (ev-normaliser) of chapter 6 by plain Monte Carlo.
+
     With a grid and uniform weights this is the data-independent normaliser for uniform
     :math:`Q(x)`; with the training inputs it is the seed's empirical proxy. Warns
     (:class:`LowESSWarning`) when the effective sample size is below ``min_ess``
     (default: ``max(50, n_draws / 100)``).
+
+    Parameters
+    ----------
+    prior : GridPrior
+        The points and their weights.
+    n : int
+        Data set size.
+    C : float
+        Finite, positive likelihood parameter.
+    n_draws : int, default 2000
+        Prior draws.
+    scale : float, default 1.0
+        Amplitude factor of the prior draws.
+    random_state : int, Generator or None
+    min_ess : float, optional
+        Effective sample size below which a :class:`LowESSWarning` fires.
+
+    Returns
+    -------
+    NormaliserEstimate
+        :math:`\ln\langle N^n\rangle` with its standard error and effective sample size.
+
+    Examples
+    --------
+    >>> from svmlib.probabilistic import GridPrior, unit_grid
+    >>> from svmlib.kernels import RBF
+    >>> prior = GridPrior(RBF(l=0.3), unit_grid(20))
+    >>> from svmlib.evidence import log_normaliser_mc
+    >>> e = log_normaliser_mc(prior, n=5, C=2.0, n_draws=200, random_state=0)
+    >>> print(f'{e.log_value:.2f}', e.n_samples)
+    -1.61 200
     """
     if not isinstance(prior, GridPrior):
         raise TypeError("prior must be a svmlib.probabilistic.GridPrior on a grid or on the training inputs.")
@@ -315,12 +448,48 @@ def log_normaliser_ais(prior, n, C, *, n_chains=100, n_temps=50, scale=1.0, rand
                        min_ess=None):
     r"""Annealed importance sampling :cite:`neal2001annealed` of :math:`\ln\langle N^n\rangle`.
 
+    Implements eq. (ev-normaliser) of chapter 6 by annealed importance sampling (eq. (tk-ais-
+    weight) of the toolkit appendix).
+
     Chains start from GP prior draws and move through :math:`Q(\theta) N(\theta)^{\beta n}`,
     :math:`\beta = (k/T)^4`, by one elliptical slice step per temperature; the importance weight
     accumulates :math:`(\beta_k - \beta_{k-1})\, n \ln N(\theta)`. This is the "Monte Carlo
     chaining" of Sollich (2002): it finds the rare draws with large :math:`N` that dominate
     :math:`\langle N^n\rangle` at large ``C`` or ``n`` and that plain Monte Carlo misses.
     Warns (:class:`LowESSWarning`) when the weights' ESS is below ``min_ess`` (default ``n_chains / 10``).
+
+    Parameters
+    ----------
+    prior : GridPrior
+        The points and their weights.
+    n : int
+        Data set size.
+    C : float
+        Finite, positive likelihood parameter.
+    n_chains : int, default 100
+        Independent annealing chains.
+    n_temps : int, default 50
+        Temperatures per chain.
+    scale : float, default 1.0
+        Amplitude factor of the prior draws.
+    random_state : int, Generator or None
+    min_ess : float, optional
+        Effective sample size below which a :class:`LowESSWarning` fires.
+
+    Returns
+    -------
+    NormaliserEstimate
+        :math:`\ln\langle N^n\rangle` with its standard error and effective sample size.
+
+    Examples
+    --------
+    >>> from svmlib.probabilistic import GridPrior, unit_grid
+    >>> from svmlib.kernels import RBF
+    >>> prior = GridPrior(RBF(l=0.3), unit_grid(20))
+    >>> from svmlib.evidence import log_normaliser_ais
+    >>> e = log_normaliser_ais(prior, n=5, C=2.0, n_chains=20, n_temps=10, random_state=0)
+    >>> print(f'{e.log_value:.2f}', e.n_samples)
+    -1.62 20
     """
     if not isinstance(prior, GridPrior):
         raise TypeError("prior must be a svmlib.probabilistic.GridPrior.")
@@ -393,12 +562,28 @@ def _smc_along_path(prior, n, C_path, scale_path, n_chains, n_beta, n_moves, rng
 class NormaliserCurve:
     r""":math:`\ln\langle N^n\rangle` along ``C`` at fixed :math:`C K_0` (data independent).
 
+    Eq. (ev-normaliser) of chapter 6 along a path of C.
+
     Attributes
     ----------
     C, log_value, std_error : ndarray
         Estimates and their standard errors, from the spread of ``n_replicas`` independent
         sequential Monte Carlo runs.
     n : int, CK0 : float
+
+    Parameters
+    ----------
+    C, log_value, std_error, n, CK0
+        The fields below (a record returned by :func:`normaliser_curve`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.evidence import NormaliserCurve
+    >>> c = NormaliserCurve(C=np.array([1.0, 2.0]), log_value=np.array([-0.8, -1.7]),
+    ...                  std_error=np.array([0.0, 0.05]), n=5, CK0=2.0)
+    >>> print(c.n, c.CK0)
+    5 2.0
     """
 
     C: np.ndarray
@@ -412,6 +597,8 @@ def normaliser_curve(kernel, grid, n, C_values, *, CK0, n_chains=50, n_beta=30, 
                      n_replicas=4, random_state=0, max_se=0.5):
     r""":math:`\ln\langle N^n\rangle` for every C of ``C_values`` at fixed :math:`C K_0` by chained sampling.
 
+    Implements eq. (ev-normaliser) of chapter 6.
+
     The "Monte Carlo chaining" of Sollich (2002) as a sequential Monte Carlo sampler
     (annealed importance sampling with resampling, :cite:`neal2001annealed`): particles start at the
     GP prior, are annealed in :math:`\beta` at the smallest C (where :math:`N \approx 1` and this is
@@ -421,6 +608,47 @@ def normaliser_curve(kernel, grid, n, C_values, *, CK0, n_chains=50, n_beta=30, 
     :class:`LowESSWarning` fires where it exceeds ``max_se`` nats.
 
     ``kernel``'s Gram matrix on ``grid`` is rescaled as a whole to amplitude :math:`K_0 = C K_0 / C`.
+
+    Parameters
+    ----------
+    kernel : Kernel, name or callable
+        Its shape; the amplitude is set to :math:`C K_0 / C` for each C.
+    grid : array_like of shape (n_grid, n_features)
+        Points of the uniform input density :math:`Q(x)`.
+    n : int
+        Data set size (the exponent of :math:`N`).
+    C_values : array_like
+        Strictly increasing values of C.
+    CK0 : float
+        The fixed product :math:`C K_0`.
+    n_chains : int, default 50
+        Particles per run.
+    n_beta : int, default 30
+        Annealing steps at the smallest C.
+    n_between : int, default 8
+        Intermediate values of C per step.
+    n_moves : int, default 1
+        Elliptical slice moves per intermediate value.
+    n_replicas : int, default 4
+        Independent runs (their spread is the error bar).
+    random_state : int, Generator or None, default 0
+    max_se : float, default 0.5
+        Standard error (nats) above which a :class:`LowESSWarning` fires.
+
+    Returns
+    -------
+    NormaliserCurve
+        :math:`\ln\langle N^n\rangle` and its standard error at each C.
+
+    Examples
+    --------
+    >>> from svmlib.evidence import normaliser_curve
+    >>> from svmlib.probabilistic import unit_grid
+    >>> from svmlib.kernels import RBF
+    >>> c = normaliser_curve(RBF(l=0.3), unit_grid(20), 5, [1.0, 2.0], CK0=2.0,
+    ...                  n_chains=20, n_beta=5, n_between=2, n_replicas=2)
+    >>> print(c.log_value.shape, bool(c.log_value[1] < c.log_value[0] < 0))
+    (2,) True
     """
     kern = make_kernel(kernel)
     n = check_positive_int(n, "n")
@@ -471,6 +699,8 @@ def _check_C_values(C_values):
 class EvidenceCurve:
     r"""Naive and full log evidence along ``C`` with :math:`C K_0` fixed.
 
+    Eq. (ev-full) of chapter 6 along a path of C.
+
     Attributes
     ----------
     C, K0 : ndarray
@@ -479,6 +709,24 @@ class EvidenceCurve:
     log_evidence : ndarray, ``log_naive - log_normaliser`` (up to :math:`\sum\ln Q(x_i)`)
     theta_train : the SVM's :math:`\theta^*` at the training inputs (the same for every C)
     alpha_over_C : :math:`\alpha / C`, also the same for every C
+
+    Parameters
+    ----------
+    C, K0, log_naive, log_normaliser, normaliser_se, normaliser_ess, log_evidence, theta_train, alpha_over_C
+        The fields below (a record returned by :func:`evidence_curve`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.kernels import RBF
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(10, 1))
+    >>> y = np.where(X[:, 0] > 0.5, 1.0, -1.0)
+    >>> K = RBF(l=0.3, B2=1.0)(X)
+    >>> from svmlib.evidence import evidence_curve
+    >>> ec = evidence_curve(X, y, RBF(l=0.3, B2=1.0), [1.0, 2.0], CK0=2.0, normaliser='mc', n_draws=200)
+    >>> print(type(ec).__name__, ec.log_evidence.shape)
+    EvidenceCurve (2,)
     """
 
     C: np.ndarray
@@ -528,6 +776,24 @@ def evidence_curve(X, y, kernel, C_values, *, CK0, grid=None, normaliser="chain"
     Data sets with a single label are accepted (not :func:`svmlib._validation.check_data`, which
     demands two classes): the model generates them, the no-bias dual has no equality constraint
     to need both classes, and chapter 6 shows that their evidence cannot determine C.
+
+    Returns
+    -------
+    EvidenceCurve
+        Naive, normaliser and full log evidence at each C.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.kernels import RBF
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(10, 1))
+    >>> y = np.where(X[:, 0] > 0.5, 1.0, -1.0)
+    >>> K = RBF(l=0.3, B2=1.0)(X)
+    >>> from svmlib.evidence import evidence_curve
+    >>> ec = evidence_curve(X, y, RBF(l=0.3, B2=1.0), [1.0, 2.0], CK0=2.0, normaliser='mc', n_draws=200)
+    >>> print(np.round(ec.log_evidence, 2))
+    [-1.55 -1.66]
     """
     X = check_inputs(X)
     y = _check_labels(y)
