@@ -174,4 +174,4 @@ def draw_calibration(ax, p_mc, p_theory, n_samples):
         axis.set_minor_locator(NullLocator())
     ax.set_xlabel("P(y=-1|x), Monte Carlo")
     ax.set_ylabel("P(y=-1|x), theory")
-    ax.legend(fontsize="small", loc="upper left")
+    ax.legend(fontsize="small", loc="lower right")  # the corner where theory says -1 is unlikely and MC that it is sure: empty
