@@ -14,7 +14,30 @@ __all__ = ["make_demo_problem", "compare_posterior_means", "fit_slope"]
 
 
 def make_demo_problem(n=40, *, random_state=0):
-    """A seeded 2-D problem: inputs uniform in [-2, 2]^2, labels from a curved boundary with 10 % flips."""
+    """A seeded 2-D problem: inputs uniform in [-2, 2]^2, labels from a curved boundary with 10 % flips.
+
+    Data for chapter 7 (no equation of its own).
+
+    Parameters
+    ----------
+    n : int, default 40
+        Number of points.
+    random_state : int, None or Generator, default 0
+
+    Returns
+    -------
+    X : ndarray of shape (n, 2)
+        Inputs.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+
+    Examples
+    --------
+    >>> from svmlib.gpc import make_demo_problem
+    >>> X, y = make_demo_problem(40)
+    >>> print(X.shape, sorted(set(y.tolist())))
+    (40, 2) [-1.0, 1.0]
+    """
     rng = np.random.default_rng(random_state)
     X = rng.uniform(-2, 2, size=(n, 2))
     y = np.where(X[:, 1] > 0.5 * X[:, 0] ** 2 - 1.0, 1.0, -1.0)
@@ -24,9 +47,29 @@ def make_demo_problem(n=40, *, random_state=0):
 
 
 def fit_slope(reference, estimate):
-    """Least-squares slope through the origin of ``estimate`` against ``reference``.
+    r"""Least-squares slope through the origin of ``estimate`` against ``reference``.
+
+    A summary statistic of chapter 7 (no equation of its own).
 
     A slope > 1 means the estimate is too large in magnitude (over-confident), < 1 too small.
+
+    Parameters
+    ----------
+    reference : array_like
+        Reference values (e.g. MCMC posterior means).
+    estimate : array_like
+        Estimates of the same quantities.
+
+    Returns
+    -------
+    float
+        :math:`\sum_i r_i e_i / \sum_i r_i^2`.
+
+    Examples
+    --------
+    >>> from svmlib.gpc import fit_slope
+    >>> print(f'{fit_slope([1.0, 2.0], [2.0, 4.0]):.2f}')
+    2.00
     """
     reference, estimate = np.asarray(reference), np.asarray(estimate)
     return float(reference @ estimate / (reference @ reference))
@@ -36,6 +79,8 @@ def compare_posterior_means(X, y, noise_var, length_scale, *, n_samples=400, n_c
                             random_state=0, include_online=True):
     """Posterior means ``<a_i>`` at the training inputs by every method, against MCMC.
 
+    Compares the solutions of eq. (gpc-fixed-point) of chapter 7 with MCMC.
+
     The chains start at ``y |prior draw|``, far out in the orthant: keep ``burn_in``
     near 1000 (with 200 the chain means were still biased by several standard errors).
 
@@ -43,6 +88,35 @@ def compare_posterior_means(X, y, noise_var, length_scale, *, n_samples=400, n_c
     ``('naive', 'ensemble', 'ep', 'online')``, the relative errors
     ``rel_error[method] = |m - m_mcmc| / |m_mcmc|`` (Euclidean norms), the slopes of
     each method against MCMC, the free energies, and the problem itself.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        Training inputs.
+    y : array_like of shape (n,)
+        Labels in {-1, +1}.
+    noise_var : float
+        Probit noise variance.
+    length_scale : float
+        RBF length scale.
+    n_samples, n_chains, burn_in : int
+        Settings of :func:`sample_posterior`.
+    random_state : int, None or Generator, default 0
+    include_online : bool, default True
+        Also run :func:`online_sweep`.
+
+    Returns
+    -------
+    dict
+        The entries described above.
+
+    Examples
+    --------
+    >>> from svmlib.gpc import make_demo_problem, compare_posterior_means
+    >>> X, y = make_demo_problem(12)
+    >>> r = compare_posterior_means(X, y, 1.0, 1.0, n_samples=50, n_chains=8, burn_in=50)
+    >>> print(sorted(r['rel_error']))
+    ['ensemble', 'ep', 'naive', 'online']
     """
     with blas_single_thread():
         K = RBF(l=length_scale)(X)

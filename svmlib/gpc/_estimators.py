@@ -120,6 +120,16 @@ class MeanFieldGPC(_GPCBase):
     n_iter_ : int                Newton steps of the final inner solve
     converged_ : bool
     classes_ : ndarray (2,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.gpc import make_demo_problem
+    >>> X, y = make_demo_problem(20, random_state=0)
+    >>> from svmlib.gpc import MeanFieldGPC
+    >>> clf = MeanFieldGPC(method='ep', noise_var=1.0).fit(X, y)
+    >>> print(f'{clf.score(X, y):.2f}', clf.converged_, clf.predict_proba(X[:2]).shape)
+    0.85 True (2, 2)
     """
 
     def __init__(self, kernel=None, noise_var=1.0, method="naive", optimize=None, max_hyper_iter=100,
@@ -214,6 +224,8 @@ class MeanFieldGPC(_GPCBase):
 class SequentialGPC(_GPCBase):
     """The sequential single-sweep (online ADF) GP classifier.
 
+    Implements eq. (gpc-online-update) of chapter 7.
+
     Parameters
     ----------
     kernel : Kernel, str or callable, default Polynomial(p=2)
@@ -235,6 +247,16 @@ class SequentialGPC(_GPCBase):
     n_skipped_ : int           presentations skipped because the predictive variance there was at
                                round-off level (warned)
     converged_ : bool          always True (a fixed number of updates, nothing to converge)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.gpc import make_demo_problem
+    >>> X, y = make_demo_problem(20, random_state=0)
+    >>> from svmlib.gpc import SequentialGPC
+    >>> clf = SequentialGPC(random_state=0).fit(X, y)
+    >>> print(f'{clf.score(X, y):.2f}', clf.coef_.shape)
+    0.90 (20,)
     """
 
     def __init__(self, kernel=None, noise_var=0.0, n_sweeps=1, shuffle=True, random_state=None):

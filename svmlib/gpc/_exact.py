@@ -37,7 +37,25 @@ __all__ = [
 
 
 def as_generator(random_state):
-    """A ``np.random.Generator`` from an int, None, a Generator or a RandomState."""
+    """A ``np.random.Generator`` from an int, None, a Generator or a RandomState.
+
+    A helper (no equation of its own).
+
+    Parameters
+    ----------
+    random_state : int, None, numpy.random.Generator or numpy.random.RandomState
+        The seed or generator.
+
+    Returns
+    -------
+    numpy.random.Generator
+
+    Examples
+    --------
+    >>> from svmlib.gpc import as_generator
+    >>> print(type(as_generator(0)).__name__)
+    Generator
+    """
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, np.random.RandomState):
@@ -53,7 +71,35 @@ def _check_rel_tol(rel_tol):
 
 
 def log_evidence_exact(K, y, *, rel_tol=1e-6):
-    """``ln Z`` of the step likelihood: closed form for ``n <= 3``, Genz's CDF for ``n <= 20``."""
+    r"""``ln Z`` of the step likelihood: closed form for ``n <= 3``, Genz's CDF for ``n <= 20``.
+
+    Implements eq. (gpc-evidence) of chapter 7.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n), n <= 20
+        Training kernel (noise included).
+    y : array_like of shape (n,)
+        Labels in {-1, +1}.
+    rel_tol : float, default 1e-6
+        Relative tolerance of the CDF for ``n > 3``.
+
+    Returns
+    -------
+    float
+        :math:`\ln Z`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.gpc import make_demo_problem, training_kernel
+    >>> X, y = make_demo_problem(20, random_state=0)
+    >>> K = training_kernel(X[:3], 1.0, 1.0)
+    >>> y3 = y[:3]
+    >>> from svmlib.gpc import log_evidence_exact
+    >>> print(f'{log_evidence_exact(K, y3):.4f}')
+    -2.0774
+    """
     K, y = _check_problem(K, y)
     rel_tol = _check_rel_tol(rel_tol)
     n = K.shape[0]
@@ -96,9 +142,34 @@ def log_evidence_exact(K, y, *, rel_tol=1e-6):
 def alpha_exact_n2(K, y):
     r"""Exact ``alpha`` for two examples (integration by parts).
 
+    Implements the :math:`\alpha_j` of eq. (gpc-svm-form) of chapter 7 for n = 2.
+
     ``alpha_j = p(a_j = 0) P(y_k a_k > 0 | a_j = 0) / Z``; the conditional of ``a_k``
     given ``a_j = 0`` has mean 0, so the second factor is 1/2:
     ``alpha_j = 1 / (2 sqrt(2 pi K_jj) Z)``.
+
+    Parameters
+    ----------
+    K : array_like of shape (2, 2)
+        Training kernel (noise included).
+    y : array_like of shape (2,)
+        Labels in {-1, +1}.
+
+    Returns
+    -------
+    ndarray of shape (2,)
+        The exact :math:`\alpha`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.gpc import make_demo_problem, training_kernel
+    >>> X, y = make_demo_problem(20, random_state=0)
+    >>> K = training_kernel(X[:3], 1.0, 1.0)
+    >>> y3 = y[:3]
+    >>> from svmlib.gpc import alpha_exact_n2, alpha_exact
+    >>> print(np.allclose(alpha_exact_n2(K[:2, :2], y3[:2]), alpha_exact(K[:2, :2], y3[:2]), rtol=1e-5))
+    True
     """
     K, y = _check_problem(K, y)
     if K.shape[0] != 2:
@@ -110,9 +181,36 @@ def alpha_exact_n2(K, y):
 def alpha_exact(K, y, *, rel_tol=1e-6):
     r"""Exact ``alpha`` for small ``n`` (<= 12) by integration by parts.
 
+    Implements the :math:`\alpha_j` of eq. (gpc-svm-form) of chapter 7.
+
     ``<a> = K (y * alpha)`` with ``alpha_j = N(0; 0, K_jj) P(y_k a_k > 0, k != j | a_j = 0) / Z``:
     an ``(n-1)``-dimensional orthant probability of the conditional Gaussian, given
     ``a_j = 0`` (mean 0, covariance ``K_{-j,-j} - K_{-j,j} K_{j,-j} / K_jj``).
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n), n <= 12
+        Training kernel (noise included).
+    y : array_like of shape (n,)
+        Labels in {-1, +1}.
+    rel_tol : float, default 1e-6
+        Relative tolerance of the orthant probabilities.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The exact :math:`\alpha \ge 0`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.gpc import make_demo_problem, training_kernel
+    >>> X, y = make_demo_problem(20, random_state=0)
+    >>> K = training_kernel(X[:3], 1.0, 1.0)
+    >>> y3 = y[:3]
+    >>> from svmlib.gpc import alpha_exact
+    >>> print(np.round(alpha_exact(K, y3), 3))
+    [0.563 0.558 0.569]
     """
     K, y = _check_problem(K, y)
     rel_tol = _check_rel_tol(rel_tol)
@@ -133,6 +231,8 @@ def alpha_exact(K, y, *, rel_tol=1e-6):
 class PosteriorSamples:
     """Elliptical-slice-sampling output.
 
+    Samples of the posterior whose normaliser is eq. (gpc-evidence) of chapter 7.
+
     Attributes
     ----------
     samples : ndarray (n_chains, n_samples, n)   latents a at the training inputs
@@ -142,6 +242,23 @@ class PosteriorSamples:
     alpha : ndarray (n,)                         ``y * K^-1 <a>``: the exact posterior's alpha
     alpha_se : ndarray (n,)                      its Monte Carlo standard error
     n_proposals : int                            total ellipse proposals (cost)
+
+    Parameters
+    ----------
+    samples, mean, se, alpha, alpha_se, n_proposals
+        The fields below (a record returned by :func:`sample_posterior`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.gpc import make_demo_problem, training_kernel
+    >>> X, y = make_demo_problem(20, random_state=0)
+    >>> K = training_kernel(X[:3], 1.0, 1.0)
+    >>> y3 = y[:3]
+    >>> from svmlib.gpc import sample_posterior
+    >>> s = sample_posterior(K, y3, 50, n_chains=4, burn_in=20, random_state=0)
+    >>> print(s.samples.shape)
+    (4, 50, 3)
     """
 
     samples: np.ndarray
@@ -161,7 +278,9 @@ class PosteriorSamples:
 
 
 def sample_posterior(K, y, n_samples=1000, *, n_chains=16, burn_in=200, random_state=None):
-    """Elliptical slice sampling of ``p(a | y) ∝ N(a; 0, K) prod_i Theta(y_i a_i)``.
+    r"""Elliptical slice sampling of ``p(a | y) ∝ N(a; 0, K) prod_i Theta(y_i a_i)``.
+
+    Samples the posterior whose normaliser is eq. (gpc-evidence) of chapter 7.
 
     ``n_chains`` independent chains run side by side (vectorised), each started
     at the feasible point ``a = y |prior draw|``. The standard error of the mean
@@ -174,6 +293,23 @@ def sample_posterior(K, y, n_samples=1000, *, n_chains=16, burn_in=200, random_s
     n_samples : int    kept samples per chain (after ``burn_in``)
     n_chains : int     >= 2
     random_state : int, None or Generator
+
+    Returns
+    -------
+    PosteriorSamples
+        The samples, the posterior mean and :math:`\alpha` with their standard errors.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.gpc import make_demo_problem, training_kernel
+    >>> X, y = make_demo_problem(20, random_state=0)
+    >>> K = training_kernel(X[:3], 1.0, 1.0)
+    >>> y3 = y[:3]
+    >>> from svmlib.gpc import sample_posterior
+    >>> s = sample_posterior(K, y3, 100, n_chains=4, burn_in=20, random_state=0)
+    >>> print(bool((y3 * s.samples > 0).all()))
+    True
     """
     K, y = _check_problem(K, y)
     n_samples = check_positive_int(n_samples, "n_samples")
@@ -225,6 +361,9 @@ def sample_posterior(K, y, n_samples=1000, *, n_chains=16, burn_in=200, random_s
 def log_evidence_importance(K, y, n_samples=100000, *, random_state=None):
     """``ln Z`` by defensive importance sampling, with its standard error.
 
+    Estimates eq. (gpc-evidence) of chapter 7 by importance sampling (eq. (tk-is) of the toolkit
+    appendix).
+
     Proposal: half the samples from the prior ``N(0, K)``, half from the
     EP Gaussian with its covariance doubled (a heavier-tailed fit of the
     posterior). Mixing in the prior bounds the weights by 2, so the estimator
@@ -234,6 +373,28 @@ def log_evidence_importance(K, y, n_samples=100000, *, random_state=None):
     -------
     log_Z : float
     se_log_Z : float   delta-method standard error of ``log_Z``
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        Training kernel (noise included).
+    y : array_like of shape (n,)
+        Labels in {-1, +1}.
+    n_samples : int, default 100000
+        Importance samples.
+    random_state : int, None or Generator
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.gpc import make_demo_problem, training_kernel
+    >>> X, y = make_demo_problem(20, random_state=0)
+    >>> K = training_kernel(X[:3], 1.0, 1.0)
+    >>> y3 = y[:3]
+    >>> from svmlib.gpc import log_evidence_importance, log_evidence_exact
+    >>> log_Z, se = log_evidence_importance(K, y3, 4000, random_state=0)
+    >>> print(abs(log_Z - log_evidence_exact(K, y3)) < 5 * se + 1e-3)
+    True
     """
     from ._meanfield import _ep_sites, solve_mean_field  # EP is only the proposal here
 

@@ -22,11 +22,44 @@ __all__ = ["training_kernel", "free_energy_and_gradient", "HyperFit", "fit_hyper
 
 
 def training_kernel(X, length_scales, noise_var, *, K0=1.0, B2=0.0, with_gradient=False):
-    """Training Gram matrix ``K(X, X) + sigma^2 I`` of the ARD RBF kernel.
+    r"""Training Gram matrix ``K(X, X) + sigma^2 I`` of the ARD RBF kernel.
+
+    Implements eq. (gpc-k-sigma) of chapter 7.
 
     With ``with_gradient=True`` also returns ``dK/dtheta`` of shape ``(d + 1, n, n)``
     for ``theta = (ln l_1, ..., ln l_d, ln sigma^2)`` (one slice per length scale when
     ``length_scales`` is an array, one in all when it is a number).
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        Training inputs.
+    length_scales : float or array_like of shape (d,)
+        RBF length scale(s).
+    noise_var : float
+        Probit noise variance :math:`\sigma^2`.
+    K0 : float, default 1.0
+        Amplitude.
+    B2 : float, default 0.0
+        Bias variance (a constant added to the kernel).
+    with_gradient : bool, default False
+        Also return the derivatives in the log hyperparameters.
+
+    Returns
+    -------
+    K : ndarray of shape (n, n)
+        :math:`K(X, X) + \sigma^2 I`.
+    dK : ndarray of shape (p, n, n)
+        Only with ``with_gradient=True``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.gpc import make_demo_problem, training_kernel
+    >>> X, y = make_demo_problem(20, random_state=0)
+    >>> K = training_kernel(X, 1.0, 1.0)
+    >>> print(K.shape, f'{K[0, 0]:.1f}')
+    (20, 20) 2.0
     """
     noise_var = check_positive(noise_var, "noise_var", allow_zero=True)
     kernel = RBF(l=length_scales, K0=K0, B2=B2)
@@ -45,10 +78,48 @@ def _unpack(theta, d_l):
 
 def free_energy_and_gradient(theta, X, y, objective="naive", *, K0=1.0, B2=0.0, alpha0=None, lam0=None,
                              n_length_scales=None):
-    """Free energy of ``objective`` and its gradient in ``theta = (ln l, ln sigma^2)``.
+    r"""Free energy of ``objective`` and its gradient in ``theta = (ln l, ln sigma^2)``.
+
+    Implements eq. (gpc-hypergradients) of chapter 7.
 
     Returns ``(F, grad, solution)``; pass ``solution.alpha`` (and ``solution.lam`` for EP)
     back as warm starts.
+
+    Parameters
+    ----------
+    theta : array_like
+        :math:`(\ln l_1, \dots, \ln l_d, \ln\sigma^2)` (or one shared :math:`\ln l`).
+    X : array_like of shape (n, d)
+        Training inputs.
+    y : array_like of shape (n,)
+        Labels in {-1, +1}.
+    objective : {'naive', 'ensemble', 'ep'}, default 'naive'
+    K0, B2 : float
+        Amplitude and bias variance of the RBF kernel.
+    alpha0, lam0 : ndarray, optional
+        Warm starts.
+    n_length_scales : int, optional
+        Number of length scales in ``theta`` (default: all but the last entry).
+
+    Returns
+    -------
+    F : float
+        The free energy.
+    grad : ndarray
+        Its gradient in ``theta``.
+    solution : MeanFieldSolution
+        The inner solution (for warm starts).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.gpc import make_demo_problem, training_kernel
+    >>> X, y = make_demo_problem(20, random_state=0)
+    >>> K = training_kernel(X, 1.0, 1.0)
+    >>> from svmlib.gpc import free_energy_and_gradient
+    >>> F, grad, sol = free_energy_and_gradient(np.zeros(3), X, y, 'naive')
+    >>> print(f'{F:.3f}', grad.shape)
+    12.737 (3,)
     """
     _check_method(objective)
     X = check_inputs(X)
@@ -86,6 +157,9 @@ def _check_log_bounds(bounds):
 class HyperFit:
     """Result of :func:`fit_hyperparameters`.
 
+    The minimum of a free energy (eqs. (gpc-free-naive), (gpc-free-ensemble), (gpc-ep-evidence)
+    of chapter 7).
+
     Attributes
     ----------
     length_scales : ndarray (d,)
@@ -98,6 +172,22 @@ class HyperFit:
     solution : MeanFieldSolution at the optimum
     at_bounds : list of str  the parameters that ended within 1e-3 (in log) of a bound, e.g.
         ``["length_scale[1] (upper bound 403)", "noise_var (lower bound 0.000912)"]``
+
+    Parameters
+    ----------
+    length_scales, noise_var, free_energy, objective, n_iter, converged, message, solution, history, at_bounds
+        The fields below (a record returned by :func:`fit_hyperparameters`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.gpc import make_demo_problem, training_kernel
+    >>> X, y = make_demo_problem(20, random_state=0)
+    >>> K = training_kernel(X, 1.0, 1.0)
+    >>> from svmlib.gpc import fit_hyperparameters
+    >>> fit = fit_hyperparameters(X, y, 'naive', max_iter=3)
+    >>> print(type(fit).__name__, fit.length_scales.shape)
+    HyperFit (2,)
     """
 
     length_scales: np.ndarray
@@ -115,6 +205,8 @@ class HyperFit:
 def fit_hyperparameters(X, y, objective="naive", *, length_scale0=None, noise_var0=1.0, K0=1.0, B2=0.0,
                         max_iter=100, bounds=((-4.0, 6.0), (-7.0, 7.0)), gtol=1e-5):
     """Minimise a free energy over ARD length scales and the noise variance with L-BFGS.
+
+    Descends the gradients of eq. (gpc-hypergradients) of chapter 7.
 
     Parameters
     ----------
@@ -135,6 +227,17 @@ def fit_hyperparameters(X, y, objective="naive", *, length_scale0=None, noise_va
     -----
     ``F_naive`` is not a bound on ``-ln Z``; at small noise it overestimates ``-ln Z`` badly
     and its landscape is steep there, so start from ``noise_var0 ~ 1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.gpc import make_demo_problem, training_kernel
+    >>> X, y = make_demo_problem(20, random_state=0)
+    >>> K = training_kernel(X, 1.0, 1.0)
+    >>> from svmlib.gpc import fit_hyperparameters
+    >>> fit = fit_hyperparameters(X, y, 'ensemble', max_iter=5)
+    >>> print(fit.objective, fit.length_scales.shape, bool(fit.noise_var > 0))
+    ensemble (2,) True
     """
     _check_method(objective)
     X = check_inputs(X)

@@ -18,15 +18,54 @@ _Z_FAR = 1e6
 
 
 def log_Phi(z):
-    """``ln Phi(z)``, accurate for very negative ``z`` (scipy's ``log_ndtr``)."""
+    r"""``ln Phi(z)``, accurate for very negative ``z`` (scipy's ``log_ndtr``).
+
+    The :math:`\ln\Phi(z_i)` terms of eq. (gpc-free-naive) of chapter 7.
+
+    Parameters
+    ----------
+    z : array_like
+        Arguments.
+
+    Returns
+    -------
+    ndarray
+        :math:`\ln\Phi(z)`, same shape as ``z``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.gpc import log_Phi
+    >>> print(np.round(log_Phi([-40.0, 0.0]), 4))
+    [-8.046084e+02 -6.931000e-01]
+    """
     return log_ndtr(z)
 
 
 def D(z):
-    """``D(z) = phi(z) / Phi(z)``, the derivative of ``ln Phi``.
+    r"""``D(z) = phi(z) / Phi(z)``, the derivative of ``ln Phi``.
+
+    The function :math:`D` of eqs. (gpc-tilted) and (gpc-fixed-point) of chapter 7.
 
     Computed as ``exp(ln phi - ln Phi)``: the ratio of two tiny numbers for
     ``z << 0`` (where ``D(z) ~ -z``) never becomes ``0/0``.
+
+    Parameters
+    ----------
+    z : array_like
+        Arguments.
+
+    Returns
+    -------
+    ndarray
+        :math:`D(z) = \phi(z)/\Phi(z) > 0`, same shape as ``z``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.gpc import D
+    >>> print(np.round(D([-30.0, 0.0, 3.0]), 4))
+    [3.00333e+01 7.97900e-01 4.40000e-03]
     """
     z = np.asarray(z, dtype=float)
     # Beyond |z| ~ 1e6 use the asymptotics (D = -z - 1/z below, D = 0 above): the
@@ -37,7 +76,29 @@ def D(z):
 
 
 def dD(z, Dz=None):
-    """``D'(z) = -D(z) (z + D(z))``, which lies in (-1, 0)."""
+    """``D'(z) = -D(z) (z + D(z))``, which lies in (-1, 0).
+
+    The derivative :math:`D'` of eqs. (gpc-ep-sites) and (gpc-newton) of chapter 7.
+
+    Parameters
+    ----------
+    z : array_like
+        Arguments.
+    Dz : array_like, optional
+        :math:`D(z)` if already computed.
+
+    Returns
+    -------
+    ndarray
+        :math:`D'(z)`, in (-1, 0), same shape as ``z``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.gpc import dD
+    >>> print(np.round(dD([-30.0, 0.0, 3.0]), 4))
+    [-0.9989 -0.6366 -0.0133]
+    """
     z = np.asarray(z, dtype=float)
     Dz = D(z) if Dz is None else Dz
     # Round-off in z + D(z) for z << 0 can push the value an ulp outside (-1, 0).

@@ -1,7 +1,7 @@
 r"""The sequential single-sweep algorithm (online ADF; Csato et al. 2000, Csato & Opper 2002).
 
 After ``t`` examples the approximate posterior is a Gaussian process with
-(eq. gpc-online-process)
+(eqs. gpc-online-posterior and gpc-online-update)
 
     <f>(x) = sum_i alpha_i K(x, x_i),   K_t(x, x') = K(x, x') + sum_ij K(x, x_i) C_ij K(x_j, x').
 
@@ -39,6 +39,8 @@ _RELATIVE_VARIANCE_FLOOR = 1e-10
 class OnlineState:
     """State of the online algorithm.
 
+    The posterior of eq. (gpc-online-posterior) of chapter 7 after t updates.
+
     Attributes
     ----------
     basis : ndarray (t,)       training indices in order of first presentation
@@ -50,6 +52,22 @@ class OnlineState:
                                example was at round-off level (its value already fixed)
     train_errors, test_errors : list of int
         Errors after each presentation (only if ``track=True`` was asked for).
+
+    Parameters
+    ----------
+    basis, alpha, C, log_evidence, n_presented, train_errors, test_errors, z, snapshots, n_skipped
+        The fields below (a record returned by :func:`online_sweep`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.gpc import make_demo_problem, training_kernel
+    >>> X, y = make_demo_problem(20, random_state=0)
+    >>> K = training_kernel(X, 1.0, 1.0)
+    >>> from svmlib.gpc import online_sweep
+    >>> state = online_sweep(K, y)
+    >>> print(state.n_presented, state.C.shape)
+    20 (20, 20)
     """
 
     basis: np.ndarray
@@ -67,6 +85,8 @@ class OnlineState:
 def online_sweep(K_train, y, *, n_sweeps=1, order=None, K_eval=None, y_eval=None, K_test=None,
                  y_test=None, track=False, snapshots=None):
     """Run the online algorithm over the training set ``n_sweeps`` times.
+
+    Implements eqs. (gpc-online-posterior) and (gpc-online-update) of chapter 7.
 
     Parameters
     ----------
@@ -90,6 +110,17 @@ def online_sweep(K_train, y, *, n_sweeps=1, order=None, K_eval=None, y_eval=None
     Returns
     -------
     OnlineState
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.gpc import make_demo_problem, training_kernel
+    >>> X, y = make_demo_problem(20, random_state=0)
+    >>> K = training_kernel(X, 1.0, 1.0)
+    >>> from svmlib.gpc import online_sweep
+    >>> state = online_sweep(K, y, track=True)
+    >>> print(len(state.basis), f'{state.log_evidence:.3f}', state.train_errors[-1])
+    20 -11.937 0
     """
     y = check_pm_labels(y)
     n = y.size
