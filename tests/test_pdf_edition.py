@@ -63,6 +63,23 @@ def test_explorer_frames_are_the_stack_images_and_the_default_is_the_selected_on
     assert default == frames[2] != frames[0]
 
 
+def test_two_parameter_grid_gives_the_first_control_at_the_others_default():
+    state = {"lay": {"model_name": "LayoutModel", "state": {}}}
+    outer = []
+    for i in range(4):                       # first control: 4 values; second control: 3 values, default index 1
+        inner = []
+        for j in range(3):
+            state[f"img{i}{j}"] = _image_model(_png((3 * i + j) / 11))
+            inner.append(f"IPY_MODEL_img{i}{j}")
+        state[f"inner{i}"] = {"model_name": "StackModel", "state": {"children": inner, "selected_index": 1}}
+        outer.append(f"IPY_MODEL_inner{i}")
+    state["outer"] = {"model_name": "StackModel", "state": {"children": outer, "selected_index": 2}}
+    state["root"] = {"model_name": "VBoxModel", "state": {"children": ["IPY_MODEL_outer"]}}
+    default, frames = pdf_edition.explorer_frames(state, "root")
+    expected = [pdf_edition._model_png(state[f"img{i}1"]) for i in range(4)]
+    assert frames == expected and default == expected[2]
+
+
 def test_live_form_without_a_stack_gives_its_single_figure():
     state = {"img": _image_model(_png(0.5)), "root": {"model_name": "VBoxModel", "state": {"children": ["IPY_MODEL_img"]}}}
     default, frames = pdf_edition.explorer_frames(state, "root")

@@ -113,14 +113,26 @@ def explorer_frames(state, model_id):
         seen.add(mid)
         order.append(mid)
         stack.extend(reversed(_children(state[mid])))
+    def shown(mid):
+        """The image a Stack shows (recursively: a two-parameter grid is a Stack of Stacks)."""
+        model = state.get(mid, {})
+        if model.get("model_name") == "ImageModel":
+            return _model_png(model)
+        if model.get("model_name") == "StackModel":
+            kids = [k[len("IPY_MODEL_"):] for k in model["state"].get("children", [])]
+            if kids:
+                index = model["state"].get("selected_index") or 0
+                return shown(kids[min(index, len(kids) - 1)])
+        return None
+
     for mid in order:
         model = state[mid]
         if model.get("model_name") == "StackModel":
+            # the outermost Stack runs over the first control; each child shows its default for the others
             kids = [k[len("IPY_MODEL_"):] for k in model["state"].get("children", [])]
-            frames = [p for p in (_model_png(state.get(k, {})) for k in kids) if p]
+            frames = [p for p in (shown(k) for k in kids) if p]
             if frames:
-                index = model["state"].get("selected_index") or 0
-                return frames[min(index, len(frames) - 1)], frames
+                return shown(mid), frames
     frames = [p for p in (_model_png(state[m]) for m in order if state[m].get("model_name") == "ImageModel") if p]
     return (frames[0] if frames else None), frames
 
