@@ -199,3 +199,7 @@ def test_gpc_table_recomputes():
     assert tab.test_errors(pima, fit.length_scales, fit.noise_var, "ep") == table["errors"]["naive"]["ep"]
     # Genz's orthant integration at rel_tol 1e-6: the tabulated -ln Z is reproduced to 1e-5
     assert tab.exact_8(0.1) == pytest.approx(table["exact_8"]["0.1"], abs=1e-5)
+    # the MCMC summaries are seeded: a fresh run at sigma^2 = 1 gives the same slopes (round-off only)
+    fresh = tab.means_summary(1.0)
+    for m, v in table["means_by_noise"]["1.0"]["slope"].items():
+        assert fresh["slope"][m] == pytest.approx(v, abs=1e-10)
