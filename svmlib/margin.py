@@ -62,6 +62,8 @@ def _check_finite_number(value, name):
 def line_from_angle(angle, offset):
     r"""The line whose unit normal points at ``angle`` degrees, ``offset`` from the origin.
 
+    Implements eq. (margin-hyperplane) of chapter 1 for a unit normal.
+
     Returns ``(w, b)`` with :math:`w = (\cos\theta, \sin\theta)` and :math:`b = -\text{offset}`,
     so the line is :math:`\{x : w \cdot x = \text{offset}\}` and points with
     :math:`w \cdot x > \text{offset}` are classified +1. Angles are in degrees because that
@@ -78,6 +80,13 @@ def line_from_angle(angle, offset):
     -------
     w : ndarray of shape (2,), unit length
     b : float
+
+    Examples
+    --------
+    >>> from svmlib.margin import line_from_angle
+    >>> w, b = line_from_angle(90.0, 1.5)
+    >>> print(w.round(6) + 0.0, b)
+    [0. 1.] -1.5
     """
     theta = np.deg2rad(_check_finite_number(angle, "angle"))
     offset = _check_finite_number(offset, "offset")
@@ -85,7 +94,26 @@ def line_from_angle(angle, offset):
 
 
 def angle_of(w):
-    """Inverse of :func:`line_from_angle` for the direction: the angle of ``w`` in degrees, in [0, 360)."""
+    """Inverse of :func:`line_from_angle` for the direction: the angle of ``w`` in degrees, in [0, 360).
+
+    A helper of chapter 1 (the direction of eq. (margin-hyperplane)'s normal).
+
+    Parameters
+    ----------
+    w : array_like of shape (2,)
+        A non-zero normal vector.
+
+    Returns
+    -------
+    float
+        Its angle in degrees, in [0, 360).
+
+    Examples
+    --------
+    >>> from svmlib.margin import angle_of
+    >>> print(f'{angle_of([0.0, -2.0]):.1f}')
+    270.0
+    """
     w = _check_normal(w, 2)
     return float(np.rad2deg(np.arctan2(w[1], w[0])) % 360.0)
 
@@ -114,13 +142,67 @@ def signed_distances(X, w, b):
 
     Implements eq. (margin-signed-distance): positive on the side ``w`` points to.
     Rescaling ``(w, b)`` by any positive factor leaves them unchanged.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+        Inputs.
+    w : array_like of shape (n_features,)
+        Non-zero normal vector.
+    b : float
+        Offset.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        The signed distances.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 2.0], [3.0, 1.0], [-1.0, -1.0], [-2.0, 0.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> w, b = np.array([1.0, 1.0]), 0.0
+    >>> from svmlib.margin import signed_distances
+    >>> print(np.round(signed_distances(X, w, b), 4))
+    [ 2.8284  2.8284 -1.4142 -1.4142]
     """
     X, w, b = _check_hyperplane(X, w, b)
     return (X @ w + b) / np.linalg.norm(w)
 
 
 def functional_margins(X, y, w, b):
-    r"""Functional margins :math:`y_i (w \cdot x_i + b)`: >= 1 for every point of a canonical separating hyperplane."""
+    r"""Functional margins :math:`y_i (w \cdot x_i + b)`: >= 1 for every point of a canonical separating hyperplane.
+
+    The numerators of eq. (margin-geometric) of chapter 1; eq. (margin-canonical) makes their
+    minimum 1.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+        Inputs.
+    y : array_like of shape (n_samples,)
+        Two classes (the second in sorted order is the +1 side).
+    w : array_like of shape (n_features,)
+        Normal vector.
+    b : float
+        Offset.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        :math:`y_i (w \cdot x_i + b)`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 2.0], [3.0, 1.0], [-1.0, -1.0], [-2.0, 0.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> w, b = np.array([1.0, 1.0]), 0.0
+    >>> from svmlib.margin import functional_margins
+    >>> print(functional_margins(X, y, w, b))
+    [4. 4. 2. 2.]
+    """
     X, y, _ = check_data(X, y)
     X, w, b = _check_hyperplane(X, w, b)
     return y * (X @ w + b)
@@ -129,17 +211,64 @@ def functional_margins(X, y, w, b):
 def geometric_margin(X, y, w, b):
     r"""Geometric margin :math:`\min_i y_i (w \cdot x_i + b) / \lVert w \rVert` (eq. margin-geometric).
 
+    Implements eq. (margin-geometric) of chapter 1.
+
     The distance from the hyperplane to the closest training point when the
     hyperplane separates the two classes; negative (minus the depth of the worst
     misclassified point) when it does not. Labels may be any two classes; the
     second class in sorted order is the +1 side.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+        Inputs.
+    y : array_like of shape (n_samples,)
+        Two classes (the second in sorted order is the +1 side).
+    w : array_like of shape (n_features,)
+        Normal vector.
+    b : float
+        Offset.
+
+    Returns
+    -------
+    float
+        The geometric margin (negative when the hyperplane does not separate the data).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 2.0], [3.0, 1.0], [-1.0, -1.0], [-2.0, 0.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> w, b = np.array([1.0, 1.0]), 0.0
+    >>> from svmlib.margin import geometric_margin
+    >>> print(f'{geometric_margin(X, y, w, b):.4f}')
+    1.4142
     """
     X, y, _ = check_data(X, y)
     return float(np.min(y * signed_distances(X, w, b)))
 
 
 def margin_width(w):
-    r"""Width :math:`2 / \lVert w \rVert` of the band between :math:`w \cdot x + b = \pm 1` (eq. margin-width)."""
+    r"""Width :math:`2 / \lVert w \rVert` of the band between :math:`w \cdot x + b = \pm 1` (eq. margin-width).
+
+    Implements eq. (margin-width) of chapter 1.
+
+    Parameters
+    ----------
+    w : array_like of shape (n_features,)
+        Normal vector of a canonical hyperplane.
+
+    Returns
+    -------
+    float
+        :math:`2/\lVert w \rVert`.
+
+    Examples
+    --------
+    >>> from svmlib.margin import margin_width
+    >>> print(margin_width([3.0, 4.0]))
+    0.4
+    """
     w = np.asarray(w, dtype=float)
     if w.ndim != 1:
         raise ValueError(f"w must be a 1-D vector, got shape {w.shape}.")
@@ -152,6 +281,35 @@ def canonical_hyperplane(X, y, w, b):
     Eq. (margin-canonical): the same hyperplane, normalised so that the closest points lie on
     :math:`w \cdot x + b = \pm 1`. Raises ValueError when ``(w, b)`` does not separate the data
     (no positive rescaling can then make every functional margin >= 1).
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+        Inputs.
+    y : array_like of shape (n_samples,)
+        Two classes (the second in sorted order is the +1 side).
+    w : array_like of shape (n_features,)
+        Normal vector.
+    b : float
+        Offset.
+
+    Returns
+    -------
+    w : ndarray of shape (n_features,)
+        Rescaled normal vector.
+    b : float
+        Rescaled offset.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 2.0], [3.0, 1.0], [-1.0, -1.0], [-2.0, 0.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> w, b = np.array([1.0, 1.0]), 0.0
+    >>> from svmlib.margin import canonical_hyperplane, functional_margins
+    >>> wc, bc = canonical_hyperplane(X, y, w, b)
+    >>> print(f'{functional_margins(X, y, wc, bc).min():.4f}')
+    1.0000
     """
     X, y, _ = check_data(X, y)
     X, w, b = _check_hyperplane(X, w, b)
@@ -170,6 +328,8 @@ def canonical_hyperplane(X, y, w, b):
 def best_margin_for_direction(X, y, angle):
     r"""Best offset and its geometric margin for lines with unit normal at ``angle`` degrees.
 
+    Maximises eq. (margin-geometric) of chapter 1 over the offset, for a fixed direction.
+
     Projecting the data on :math:`w = (\cos\theta, \sin\theta)` reduces the problem to one
     dimension: with :math:`p_+ = \min_{y_i=+1} w \cdot x_i` and :math:`p_- = \max_{y_i=-1} w \cdot x_i`
     the best line sits midway, at offset :math:`(p_+ + p_-)/2`, with margin :math:`(p_+ - p_-)/2`
@@ -181,6 +341,26 @@ def best_margin_for_direction(X, y, angle):
     Returns
     -------
     offset, margin : float or ndarray
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, 2)
+        Inputs.
+    y : array_like of shape (n_samples,)
+        Two classes (the second in sorted order is the +1 side).
+    angle : float or array_like
+        Direction(s) of the normal, in degrees.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 2.0], [3.0, 1.0], [-1.0, -1.0], [-2.0, 0.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> w, b = np.array([1.0, 1.0]), 0.0
+    >>> from svmlib.margin import best_margin_for_direction
+    >>> offset, margin = best_margin_for_direction(X, y, 45.0)
+    >>> print(f'{offset:.4f} {margin:.4f}')
+    0.7071 2.1213
     """
     X, y, _ = check_data(X, y)
     if X.shape[1] != 2:
@@ -205,9 +385,33 @@ def best_margin_for_direction(X, y, angle):
 def is_linearly_separable(X, y):
     r"""True when some hyperplane has :math:`y_i (w \cdot x_i + b) \ge 1` for all i.
 
+    Decides whether eq. (margin-hard-primal) of chapter 1 has a solution.
+
     A linear-programming feasibility problem (scipy's HiGHS): strict separability
     is exactly feasibility of these constraints, because any strictly separating
     hyperplane can be rescaled to meet them.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+        Inputs.
+    y : array_like of shape (n_samples,)
+        Two classes.
+
+    Returns
+    -------
+    bool
+        Whether the data are strictly linearly separable.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 2.0], [3.0, 1.0], [-1.0, -1.0], [-2.0, 0.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> w, b = np.array([1.0, 1.0]), 0.0
+    >>> from svmlib.margin import is_linearly_separable
+    >>> print(is_linearly_separable(X, y), is_linearly_separable(X, np.array([1, -1, 1, -1])))
+    True False
     """
     X, y, _ = check_data(X, y)
     n, d = X.shape
@@ -221,6 +425,8 @@ def is_linearly_separable(X, y):
 @dataclass
 class MaxMarginSolution:
     """The maximum-margin hyperplane of a linearly separable data set.
+
+    The solution of eq. (margin-hard-primal) of chapter 1, with eq. (margin-w-expansion).
 
     Attributes
     ----------
@@ -238,6 +444,22 @@ class MaxMarginSolution:
         Width of the margin band, ``2 / ||w||`` (eq. margin-width).
     n_iter : int
     converged : bool
+
+    Parameters
+    ----------
+    w, b, alpha, support, margin, width, n_iter, converged
+        The fields below (a record returned by :func:`max_margin_hyperplane`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 2.0], [3.0, 1.0], [-1.0, -1.0], [-2.0, 0.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> w, b = np.array([1.0, 1.0]), 0.0
+    >>> from svmlib.margin import max_margin_hyperplane
+    >>> sol = max_margin_hyperplane(X, y)
+    >>> print(type(sol).__name__, sol.converged)
+    MaxMarginSolution True
     """
 
     w: np.ndarray
@@ -267,6 +489,8 @@ class MaxMarginSolution:
 def max_margin_hyperplane(X, y, *, tol=1e-6, max_iter=None):
     r"""Solve the hard-margin SVM (eq. margin-hard-primal) through its dual.
 
+    Implements eqs. (margin-hard-primal) and (margin-w-expansion) of chapter 1.
+
     The dual (chapter 3) is solved by SMO with :func:`svmlib.dual.solve_dual` on the linear
     Gram matrix :math:`K = X X^\top` with ``C = inf``; the normal vector is recovered as
     :math:`w = \sum_i \alpha_i y_i x_i`.
@@ -289,6 +513,17 @@ def max_margin_hyperplane(X, y, *, tol=1e-6, max_iter=None):
     ValueError
         When the classes are not linearly separable: the hard-margin problem then has no
         solution; use the soft margin of chapter 2 (a finite ``C``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 2.0], [3.0, 1.0], [-1.0, -1.0], [-2.0, 0.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> w, b = np.array([1.0, 1.0]), 0.0
+    >>> from svmlib.margin import max_margin_hyperplane
+    >>> sol = max_margin_hyperplane(X, y)
+    >>> print(f'{sol.margin:.4f}', np.round(sol.w, 4))
+    2.1213 [0.3333 0.3333]
     """
     X, y, _ = check_data(X, y)
     if not is_linearly_separable(X, y):
