@@ -115,11 +115,22 @@ def test_runner_collapses_solution_code_and_student_copy_opens_it(chapter):
     # JupyterLab previews a collapsed cell's first line: it must not be the answer
     assert code.source.splitlines()[0].startswith("#") and "answer = 2 / 3" in code.source
     assert "jupyter" not in nb.cells[5].metadata  # ordinary cells untouched
+    assert nb.cells[4].metadata["jupyter"] == {"source_hidden": True, "outputs_hidden": True}  # remove-cell
+    assert nb.cells[4].source == "assert True"  # collapsed, not rewritten
     assert "jupyter" not in nb.cells[1].metadata  # markdown: jupyterlab-myst collapses the dropdown
+    # a code cell inside the gated solution but not tagged (a hidden check of the solution's numbers)
+    gated = nbformat.from_dict(json.loads(json.dumps(chapter)))
+    gated.cells.insert(3, nbformat.v4.new_code_cell("assert answer == 2 / 3", metadata={"tags": ["remove-cell"]}))
+    gated = runner.normalise(gated)
+    assert gated.cells[3].metadata["jupyter"]["source_hidden"] and gated.cells[3].source.startswith("#")
+    assert "jupyter" not in gated.cells[6].metadata  # after {solution-end}: not collapsed
     again = runner.normalise(nbformat.from_dict(json.loads(json.dumps(nb))))
     assert nbformat.writes(again) == nbformat.writes(nb)  # idempotent: --check stays clean
     student = _load("make_student_notebooks").studentise(nb)
     assert "jupyter" not in student.cells[2].metadata and student.cells[2].source.startswith("# Your solution")
+    student = _load("make_student_notebooks").studentise(gated)
+    assert not any("assert answer" in c.source for c in student.cells)  # the check of the answer is gone
+    assert any(c.source == "assert True" for c in student.cells)  # hidden checks outside solutions stay
 
 
 def test_runner_sets_the_book_build_switch():

@@ -10,7 +10,9 @@ ThinkBayes2). In a student copy
   ``# Your solution here`` and a markdown cell a short placeholder -- the
   exercise text itself stays;
 * cells tagged ``remove-cell`` (hidden assertions of the book's numbers) are
-  kept, since they make the notebook check itself as the student runs it;
+  kept, since they make the notebook check itself as the student runs it -- except
+  inside a gated solution (``{solution-start}`` ... ``{solution-end}``), where they
+  check the teacher's answer (and would give it away): those are dropped;
 * every output and execution count is cleared and the widget state dropped.
 """
 
@@ -32,6 +34,14 @@ def studentise(nb):
     """Return a student copy of the notebook ``nb`` (a new object)."""
     nb = nbformat.from_dict(nb)  # deep copy
     nb.metadata.pop("widgets", None)
+    kept, inside = [], False
+    for cell in nb.cells:  # a code cell inside a gated solution checks the teacher's answer: drop it
+        if cell.cell_type == "markdown":
+            inside = ("{solution-start}" in cell.source or inside) and "{solution-end}" not in cell.source
+        elif inside and SOLUTION_TAG not in cell.metadata.get("tags", []):
+            continue
+        kept.append(cell)
+    nb.cells = kept
     for cell in nb.cells:
         tags = cell.metadata.get("tags", [])
         if SOLUTION_TAG in tags:

@@ -21,7 +21,8 @@ stores its kernel-free static form (a slider ``jslink``-ed to precomputed images
 animated-PNG fallback for untrusted notebooks); the widget state goes into the notebook
 metadata. Code cells tagged ``solution`` get ``metadata.jupyter.source_hidden`` and
 ``outputs_hidden``: JupyterLab shows them collapsed (jupyterlab-myst collapses only the
-``{solution-start}`` cell's own text), so opening a chapter does not show the answers.
+``{solution-start}`` cell's own text), so opening a chapter does not show the answers. Cells the
+book hides (``remove-cell`` set-up and assertion cells, ``hide-input``, ...) are collapsed likewise.
 
 Cells tagged ``nbval-ignore-output`` (live widgets, wall-clock timing tables)
 keep their outputs in the file but are excluded from the ``--check``
@@ -55,20 +56,37 @@ SOLUTION_TAG = "solution"
 HIDDEN = {"source_hidden": True, "outputs_hidden": True}
 
 
+BOOK_HIDDEN = {"remove-cell", "remove-input", "remove-output", "hide-cell", "hide-input", "hide-output"}
 SOLUTION_FIRST_LINE = "# Solution (collapsed when the notebook is opened)"
 
 
 def hide_solutions(nb):
     """Collapse the code cells of solutions in JupyterLab (cell metadata ``jupyter``).
 
+    A code cell is a solution's if it is tagged ``solution`` or sits inside a gated solution
+    (e.g. a hidden assertion of the solution's numbers, tagged ``remove-cell``).
+
     A collapsed cell still shows its first line in JupyterLab 4, so a solution whose first
     line is code (``check(0.6, 0.8)``) would give the answer away: it gets a comment line first.
     """
+    inside = False  # between a gated solution's {solution-start} and {solution-end} cells
     for cell in nb.cells:
-        if cell.cell_type == "code" and SOLUTION_TAG in cell.metadata.get("tags", []):
+        if cell.cell_type == "markdown":
+            if "{solution-start}" in cell.source:
+                inside = True
+            if "{solution-end}" in cell.source:
+                inside = False
+            continue
+        tags = set(cell.metadata.get("tags", []))
+        if inside or SOLUTION_TAG in tags:
             cell.metadata["jupyter"] = dict(HIDDEN)
             if not cell.source.lstrip().startswith("#"):
                 cell.source = SOLUTION_FIRST_LINE + "\n" + cell.source
+        elif tags & BOOK_HIDDEN:  # what the book hides, JupyterLab shows collapsed (one click opens it)
+            cell.metadata["jupyter"] = {"source_hidden": bool(tags & {"remove-cell", "remove-input", "hide-input",
+                                                                      "hide-cell"}),
+                                        "outputs_hidden": bool(tags & {"remove-cell", "remove-output", "hide-output",
+                                                                       "hide-cell"})}
     return nb
 
 
