@@ -27,7 +27,41 @@ __all__ = [
 
 @dataclass
 class Dataset:
-    """Inputs ``X``, labels ``y`` (in {-1, +1}) and, if the source has one, a test split."""
+    """Inputs ``X``, labels ``y`` (in {-1, +1}) and, if the source has one, a test split.
+
+    The container of the book's data sets (no equation of its own).
+
+    Parameters
+    ----------
+    X, y, feature_names, label_names, description, X_test, y_test, notes
+        The fields below.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n, d)
+        Inputs.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    feature_names : list of str
+        Column names.
+    label_names : tuple of str
+        Names of the classes -1 and +1.
+    description : str
+        Source and content.
+    X_test, y_test : ndarray or None
+        The test split, if the source has one.
+    notes : list of str
+        What was done to the raw data.
+    n : int
+        Number of training points (a property).
+
+    Examples
+    --------
+    >>> from svmlib.datasets import load_crabs
+    >>> d = load_crabs()
+    >>> print(d.n, d.label_names)
+    200 ('blue', 'orange')
+    """
 
     X: np.ndarray
     y: np.ndarray
@@ -52,7 +86,32 @@ def _r_dataset(package, name):
 
 
 def standardize(X, X_test=None):
-    """Scale columns to zero mean and unit variance using the statistics of ``X``."""
+    """Scale columns to zero mean and unit variance using the statistics of ``X``.
+
+    A helper (no equation of its own).
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        Training inputs (their statistics are used).
+    X_test : array_like of shape (m, d), optional
+        Inputs scaled with the statistics of ``X``.
+
+    Returns
+    -------
+    Xs : ndarray of shape (n, d)
+        Standardised ``X``.
+    Xs_test : ndarray of shape (m, d) or None
+        Standardised ``X_test``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.datasets import standardize
+    >>> Xs, Xt = standardize(np.array([[1.0], [3.0]]), np.array([[5.0]]))
+    >>> print(Xs.ravel(), Xt.ravel())
+    [-1.  1.] [3.]
+    """
     X = check_inputs(X)
     if X_test is not None:
         X_test = check_inputs(X_test, name="X_test")
@@ -68,7 +127,28 @@ def standardize(X, X_test=None):
 def load_crabs(target="species", standardize_inputs=True):
     """MASS crabs (Campbell & Mahon 1974): 200 crabs, 5 body measurements.
 
+    Data for chapters 3-9 (no equation of its own).
+
     ``target='species'`` (blue = -1, orange = +1) or ``'sex'`` (F = -1, M = +1).
+
+    Parameters
+    ----------
+    target : {'species', 'sex'}, default 'species'
+        The label.
+    standardize_inputs : bool, default True
+        Standardise the columns (:func:`standardize`).
+
+    Returns
+    -------
+    Dataset
+        200 points, 5 features.
+
+    Examples
+    --------
+    >>> from svmlib.datasets import load_crabs
+    >>> d = load_crabs(target='sex')
+    >>> print(d.X.shape, d.label_names)
+    (200, 5) ('female', 'male')
     """
     df = _r_dataset("MASS", "crabs")
     features = ["FL", "RW", "CL", "CW", "BD"]
@@ -89,7 +169,26 @@ def load_crabs(target="species", standardize_inputs=True):
 def load_pima(standardize_inputs=True):
     """MASS Pima.tr (200, training) and Pima.te (332, test): diabetes in Pima women.
 
+    Data for chapters 6-8 (no equation of its own).
+
     Labels: 'No' = -1, 'Yes' = +1. Inputs standardised with training statistics.
+
+    Parameters
+    ----------
+    standardize_inputs : bool, default True
+        Standardise with the training statistics.
+
+    Returns
+    -------
+    Dataset
+        200 training and 332 test points, 7 features.
+
+    Examples
+    --------
+    >>> from svmlib.datasets import load_pima
+    >>> d = load_pima()
+    >>> print(d.X.shape, d.X_test.shape)
+    (200, 7) (332, 7)
     """
     tr = _r_dataset("MASS", "Pima.tr")
     te = _r_dataset("MASS", "Pima.te")
@@ -105,11 +204,31 @@ def load_pima(standardize_inputs=True):
 def load_biopsy(deduplicate=True, standardize_inputs=True):
     """MASS biopsy (Wisconsin breast cancer; Wolberg & Mangasarian 1990).
 
+    Data for chapters 7-8 (no equation of its own).
+
     Rows with missing values (16) are dropped: 683 remain. They hold only 449
     distinct inputs; duplicate inputs make a kernel matrix singular, so by
     default each distinct input is kept once (with the label of its first
     occurrence; the notes say how many conflicting labels there were).
     Labels: benign = -1, malignant = +1.
+
+    Parameters
+    ----------
+    deduplicate : bool, default True
+        Keep each distinct input once.
+    standardize_inputs : bool, default True
+        Standardise the columns.
+
+    Returns
+    -------
+    Dataset
+        449 distinct inputs (683 rows without deduplication), 9 features.
+
+    Examples
+    --------
+    >>> from svmlib.datasets import load_biopsy
+    >>> print(load_biopsy().X.shape, load_biopsy(deduplicate=False).X.shape)
+    (449, 9) (683, 9)
     """
     df = _r_dataset("MASS", "biopsy").dropna()
     features = [f"V{i}" for i in range(1, 10)]
@@ -129,7 +248,35 @@ def load_biopsy(deduplicate=True, standardize_inputs=True):
 
 
 def make_blobs2d(n=40, *, separation=2.0, spread=1.0, random_state=None):
-    """Two seeded Gaussian blobs in 2-D with labels -1/+1 (``n`` points in all)."""
+    """Two seeded Gaussian blobs in 2-D with labels -1/+1 (``n`` points in all).
+
+    Toy data for chapters 1-4 (no equation of its own).
+
+    Parameters
+    ----------
+    n : int, default 40
+        Number of points.
+    separation : float, default 2.0
+        Distance between the blob centres.
+    spread : float, default 1.0
+        Standard deviation of each blob.
+    random_state : int, None or Generator
+
+    Returns
+    -------
+    X : ndarray of shape (n, 2)
+        Inputs.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.datasets import make_blobs2d
+    >>> X, y = make_blobs2d(10, random_state=0)
+    >>> print(X.shape, sorted(np.unique(y).tolist()))
+    (10, 2) [-1.0, 1.0]
+    """
     n = check_positive_int(n, "n", minimum=2)
     if isinstance(separation, bool) or not isinstance(separation, (int, float, np.integer, np.floating)) \
             or not np.isfinite(separation):

@@ -110,6 +110,15 @@ def primal_objective(w, b, X, y, C, *, regularize_bias=False):
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.primal import primal_objective
+    >>> X = np.array([[1.0, 0.0], [-1.0, 0.0]])
+    >>> y = np.array([1.0, -1.0])
+    >>> print(primal_objective([1.0, 0.0], 0.0, X, y, C=1.0), primal_objective([0.5, 0.0], 0.0, X, y, C=1.0))
+    0.5 1.125
     """
     w, b, X, y, C = _check_point(w, b, X, y, C)
     hinge_sum = np.maximum(0.0, 1.0 - y * (X @ w + b)).sum()
@@ -121,6 +130,9 @@ def primal_objective(w, b, X, y, C, *, regularize_bias=False):
 
 def hinge_subgradient(w, b, X, y, C, *, regularize_bias=False):
     r"""One subgradient ``(g_w, g_b)`` of :func:`primal_objective` at ``(w, b)``.
+
+    Implements eq. (soft-subgradient-def) of chapter 2 for the objective of eq. (primal-
+    objective).
 
     .. math::
 
@@ -135,6 +147,31 @@ def hinge_subgradient(w, b, X, y, C, *, regularize_bias=False):
     -------
     g_w : ndarray of shape (n_features,)
     g_b : float
+
+    Parameters
+    ----------
+    w : array_like of shape (n_features,)
+        Weights.
+    b : float
+        Bias.
+    X : array_like of shape (n_samples, n_features)
+        Inputs.
+    y : array_like of shape (n_samples,)
+        Labels in {-1, +1}.
+    C : float
+        Finite penalty :math:`C > 0`.
+    regularize_bias : bool, default False
+        Include the :math:`b^2/2` term's derivative.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.primal import hinge_subgradient
+    >>> X = np.array([[1.0, 0.0], [-1.0, 0.0]])
+    >>> y = np.array([1.0, -1.0])
+    >>> g_w, g_b = hinge_subgradient([0.5, 0.0], 0.0, X, y, C=1.0)
+    >>> print(g_w, g_b)
+    [-1.5  0. ] 0.0
     """
     w, b, X, y, C = _check_point(w, b, X, y, C)
     if np.isinf(C):
@@ -149,7 +186,38 @@ def hinge_subgradient(w, b, X, y, C, *, regularize_bias=False):
 # The iterates
 # ---------------------------------------------------------------------------
 class PrimalIterate(NamedTuple):
-    """The state after ``epoch`` passes over the data (``epoch = 0``: the start, w = 0, b = 0)."""
+    r"""The state after ``epoch`` passes over the data (``epoch = 0``: the start, w = 0, b = 0).
+
+    An iterate of eq. (soft-sgd-update) of chapter 2.
+
+    Parameters
+    ----------
+    epoch, step, coef, intercept, objective, dual_bound
+        The fields below.
+
+    Attributes
+    ----------
+    epoch : int
+        Passes over the data so far.
+    step : int
+        Subgradient steps so far (equal to ``epoch`` for full batch).
+    coef : ndarray of shape (n_features,)
+        :math:`w`.
+    intercept : float
+        :math:`b`.
+    objective : float
+        :math:`J(w, b)` on the whole training set (eq. (primal-objective)).
+    dual_bound : float
+        A lower bound on :math:`\min J` (``-inf`` if not computed).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.primal import PrimalIterate
+    >>> it = PrimalIterate(epoch=0, step=0, coef=np.zeros(2), intercept=0.0, objective=20.0, dual_bound=-np.inf)
+    >>> print(it.epoch, it.objective)
+    0 20.0
+    """
 
     epoch: int
     step: int  # number of subgradient steps taken so far (= epoch for full batch)
@@ -514,7 +582,42 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
 # A trace for figures
 # ---------------------------------------------------------------------------
 class PrimalTrace(NamedTuple):
-    """The whole run as arrays (row ``k`` = after ``k`` epochs), for drawing."""
+    r"""The whole run as arrays (row ``k`` = after ``k`` epochs), for drawing.
+
+    The iterates of eqs. (soft-sgd-update) / (soft-pegasos) of chapter 2, epoch by epoch.
+
+    Parameters
+    ----------
+    coefs, intercepts, objectives, best_objectives, dual_bounds, best_epoch, classes
+        The fields below (a record returned by :func:`primal_trace`).
+
+    Attributes
+    ----------
+    coefs : ndarray of shape (n_epochs + 1, n_features)
+        :math:`w` after each epoch.
+    intercepts : ndarray of shape (n_epochs + 1,)
+        :math:`b` after each epoch.
+    objectives : ndarray of shape (n_epochs + 1,)
+        :math:`J` per epoch (not monotone).
+    best_objectives : ndarray of shape (n_epochs + 1,)
+        Running minimum of :math:`J`.
+    dual_bounds : ndarray of shape (n_epochs + 1,)
+        Running best lower bound on :math:`\min J`.
+    best_epoch : int
+        Epoch of the lowest :math:`J`.
+    classes : ndarray of shape (2,)
+        Original labels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.datasets import make_blobs2d
+    >>> X, y = make_blobs2d(20, separation=4.0, random_state=0)
+    >>> from svmlib.primal import primal_trace
+    >>> tr = primal_trace(X, y, n_epochs=10, C=1.0)
+    >>> print(type(tr).__name__, tr.coefs.shape)
+    PrimalTrace (11, 2)
+    """
 
     coefs: np.ndarray  # (n_epochs + 1, n_features)
     intercepts: np.ndarray  # (n_epochs + 1,)
@@ -528,6 +631,8 @@ class PrimalTrace(NamedTuple):
 def primal_trace(X, y, *, n_epochs=100, **params):
     """Run :class:`PrimalSVC` for exactly ``n_epochs`` epochs and return every iterate.
 
+    Runs eq. (soft-pegasos) of chapter 2 (or the other step rules) on eq. (primal-objective).
+
     A plain function of plain values for the book's widgets: ``params`` are
     PrimalSVC's (``C``, ``step``, ``eta0``, ``batch_size``, ``bias``,
     ``projection``, ``random_state``).
@@ -535,6 +640,27 @@ def primal_trace(X, y, *, n_epochs=100, **params):
     Returns
     -------
     PrimalTrace
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+        Inputs.
+    y : array_like of shape (n_samples,)
+        Two classes.
+    n_epochs : int, default 100
+        Epochs to run.
+    **params
+        Parameters of :class:`PrimalSVC`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.datasets import make_blobs2d
+    >>> X, y = make_blobs2d(20, separation=4.0, random_state=0)
+    >>> from svmlib.primal import primal_trace
+    >>> tr = primal_trace(X, y, n_epochs=50, C=1.0)
+    >>> print(tr.objectives.shape, bool(tr.best_objectives[-1] >= tr.dual_bounds[-1]))
+    (51,) True
     """
     if "max_epochs" in params or "tol" in params:
         raise TypeError("primal_trace runs exactly n_epochs epochs; do not pass max_epochs or tol.")
