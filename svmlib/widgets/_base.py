@@ -39,7 +39,7 @@ __all__ = ["Explorer", "StaticExplorer", "slider", "dropdown", "animated_png", "
 #: Set to ``1`` by ``tools/run_notebooks.py``: displayed explorers take their static form.
 BOOK_BUILD_ENV = "SVMLIB_BOOK_BUILD"
 _VIEW = "application/vnd.jupyter.widget-view+json"
-_LIVE_HINT = ("Static view: the figure was precomputed for the values on the slider{fixed}. "
+_LIVE_HINT = ("Static view: the figure was precomputed for the values on the slider{s}{fixed}. "
               "Run this notebook (Jupyter, Colab or Binder) to change every control live.")
 
 
@@ -377,7 +377,8 @@ class StaticExplorer:
             f"{_html.escape(str(self.explorer.controls[n].description or n))} = "
             f"{_html.escape(_label(v, self.explorer.controls[n]))}"
             for n, v in fixed.items())) if fixed else ""
-        note = widgets.HTML(f'<span class="svmlib-static-note">{_LIVE_HINT.format(fixed=fixed_text)}</span>')
+        hint = _LIVE_HINT.format(s="s" if len(names) > 1 else "", fixed=fixed_text)
+        note = widgets.HTML(f'<span class="svmlib-static-note">{hint}</span>')
         self.sliders, self.stack, self._links = sliders, stack, links
         self._widget = widgets.VBox([widgets.HBox(sliders, layout=widgets.Layout(flex_flow="row wrap")),
                                      stack, note], layout=widgets.Layout(max_width="100%"))
