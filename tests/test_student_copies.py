@@ -46,9 +46,6 @@ CALL_SPAN = re.compile(r"`([^`\n]*\bcheck_\w+\s*\([^`\n]*\))`")
 _NO_RIGHT_ANSWER = ("the solution of {} is prose without a checker call holding the answer, so the checker cannot be "
                     "tested on a right answer (chapter owner: add e.g. `{}` to the solution; requested 2026-11-23)")
 KNOWN: dict[tuple[str, str], str] = {
-    ("checkers", "09_lssvr"): "ex-lssvr-6: check_eps_lssvr_solve rejects the chapter's own QR solution (case 3, "
-                              "relative error 1.3e-06 where the checker expects ~2e-11; chapter owner, work in progress "
-                              "at 21:05; requested 2026-11-23)",
     ("checkers", "05_gp_prior"): _NO_RIGHT_ANSWER.format(
         "ex-gp-prior-1", "svmlib.exercises.probabilistic.check_dont_know_at_zero(2.0, <the value>)"),
     ("checkers", "06_evidence"): _NO_RIGHT_ANSWER.format(
@@ -59,8 +56,7 @@ KNOWN: dict[tuple[str, str], str] = {
 }
 # tools/make_student_notebooks.py blanks every cell of a gated solution on its own, so a prose + code + prose
 # solution shows the markdown placeholder twice (owner: the interactive session; requested 2026-11-23).
-for _stem in ("01_maximum_margin", "02_soft_margin_primal", "03_duality_smo", "04_kernels", "05_gp_prior",
-              "06_evidence", "07_mean_field_gpc", "08_replica_bootstrap", "09_lssvr"):
+for _stem in [p.stem for p in sorted(BOOK.glob("*.ipynb"))]:
     KNOWN[("placeholders", _stem)] = ("the student tool writes one markdown placeholder per cell of a gated solution "
                                       "(tools/make_student_notebooks.py, interactive session; requested)")
 
@@ -292,6 +288,7 @@ def run_recorded(path, solution_cells, expressions=(), timeout=600):
     ``expressions`` are (cell index, checker call) pairs from markdown solutions, evaluated at the end.
     """
     from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
 
     nb = nbformat.read(path, as_version=4)
     last = max(solution_cells)
@@ -314,6 +311,9 @@ def run_recorded(path, solution_cells, expressions=(), timeout=600):
     try:
         NotebookClient(nb, timeout=timeout, kernel_name="python3",
                        resources={"metadata": {"path": str(path.parent)}}).execute()
+    except CellExecutionError as exc:
+        pytest.fail(f"{path.name}: the teacher copy does not run to its last solution cell: "
+                    f"{str(exc).strip().splitlines()[-1][:300]}")
     finally:
         for k, v in old.items():
             if v is None:

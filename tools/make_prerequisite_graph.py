@@ -24,23 +24,24 @@ OUT = ROOT / "book" / "figures" / "chapter_prerequisites.png"
 
 #: node -> (label, part, (x, y)) in figure coordinates (x: 0..1 left to right, y: 0..1 bottom to top)
 CHAPTERS = {
-    "01": ("Maximum-margin\nclassifiers", "I", (0.14, 0.84)),
-    "02": ("Soft margin and\nthe primal", "I", (0.14, 0.61)),
-    "03": ("Duality and SMO", "I", (0.14, 0.38)),
-    "04": ("Kernels", "I", (0.14, 0.15)),
-    "05": ("The SVM as a\nGaussian-process model", "II", (0.50, 0.50)),
-    "06": ("Evidence and\nerror bars", "II", (0.50, 0.84)),
-    "07": ("Mean-field GP\nclassification", "II", (0.50, 0.15)),
-    "08": ("The bootstrap without\nresampling (replicas)", "III", (0.86, 0.15)),
-    "09": ("LS-SVR and Bayesian\nRBF networks", "III", (0.86, 0.50)),
+    "01": ("Maximum-margin\nclassifiers", "I", (0.14, 0.86)),
+    "02": ("Soft margin and\nthe primal", "I", (0.14, 0.68)),
+    "03": ("Duality and SMO", "I", (0.14, 0.50)),
+    "04": ("Kernels", "I", (0.14, 0.32)),
+    "04b": ("SVMs in practice", "I", (0.14, 0.14)),
+    "05": ("The SVM as a\nGaussian-process model", "II", (0.50, 0.59)),
+    "06": ("Evidence and\nerror bars", "II", (0.50, 0.86)),
+    "07": ("Mean-field GP\nclassification", "II", (0.50, 0.23)),
+    "08": ("The bootstrap without\nresampling (replicas)", "III", (0.86, 0.23)),
+    "09": ("LS-SVR and Bayesian\nRBF networks", "III", (0.86, 0.59)),
 }
 #: (prerequisite, chapter): read the prerequisite first. The toolkit appendix (not drawn) backs 06-08.
 PREREQUISITES = [
-    ("01", "02"), ("02", "03"), ("03", "04"),
+    ("01", "02"), ("02", "03"), ("03", "04"), ("04", "04b"),
     ("04", "05"), ("02", "05"), ("05", "06"), ("05", "07"),
     ("03", "08"), ("07", "08"), ("04", "09"), ("05", "09"),
 ]
-BOX_W, BOX_H = 0.24, 0.13
+BOX_W, BOX_H = 0.24, 0.125
 COLOURS = {"I": "#dbe9f6", "II": "#fde8cf", "III": "#e3f1dc", "A": "#eeeeee"}
 PART_NAMES = {"I": "Part I", "II": "Part II", "III": "Part III", "A": "Appendix"}
 
@@ -54,10 +55,10 @@ def _border(centre, towards):
 
 
 def draw(path=OUT):
-    fig = Figure(figsize=(9.0, 5.6), dpi=150)
+    fig = Figure(figsize=(9.0, 6.2), dpi=150)
     ax = fig.add_axes([0, 0, 1, 1])
     ax.set_xlim(0, 1)
-    ax.set_ylim(0.02, 1)
+    ax.set_ylim(0.05, 1)
     ax.set_axis_off()
     for key, (label, part, (x, y)) in CHAPTERS.items():
         ax.add_patch(FancyBboxPatch((x - BOX_W / 2, y - BOX_H / 2), BOX_W, BOX_H, boxstyle="round,pad=0.005",
