@@ -40,9 +40,21 @@ def distinct_inputs(X, y, deduplicate):
 
 
 def efron_632(bootstrap_error, training_error=0.0):
-    """Efron's 0.632 estimate: 0.368 * training error + 0.632 * bootstrap error at S = N.
+    r"""Efron's 0.632 estimate: 0.368 * training error + 0.632 * bootstrap error at S = N.
 
     The hard-margin SVM has zero training error, so it is 0.632 times eq. (boot-error).
+
+    Parameters
+    ----------
+    bootstrap_error : float
+        The bootstrapped test error at :math:`S = N` (eq. (boot-error) of chapter 8).
+    training_error : float, default 0.0
+        The training error of the classifier fitted on all the data.
+
+    Returns
+    -------
+    float
+        :math:`0.368\,\epsilon_\text{train} + 0.632\,\epsilon_\text{boot}`.
 
     Examples
     --------
