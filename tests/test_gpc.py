@@ -464,3 +464,61 @@ def test_gpc_records_feature_names_and_refuses_reordered_columns():
     with pytest.raises(ValueError, match="feature names"):
         clf.predict(df[["b", "a"]])
     assert clf.score(df, y) > 0.8
+
+
+# ---------------------------------------------------------------------------------------------
+# The online update in place (issue 16 slow path: 1-vs-999 took 4-18 s)
+# ---------------------------------------------------------------------------------------------
+def _online_reference(K, y, order):
+    """The update of eq. (gpc-online-update) as the module wrote it before: a fresh np.outer per
+    example. Each example is new (one sweep) and informative (the noise keeps s2 well above 0)."""
+    from svmlib.gpc._likelihood import D as _D, dD as _dD, log_Phi as _log_Phi
+    n = len(y)
+    alpha, C, basis, log_Z = np.zeros(0), np.zeros((0, 0)), [], 0.0
+    for i in order:
+        k = K[i, basis]
+        Ck = C @ k
+        s2 = K[i, i] + k @ Ck
+        z = y[i] * (k @ alpha) / np.sqrt(s2)
+        Dz = _D(z)
+        s = np.r_[Ck, 1.0]
+        alpha = np.r_[alpha, 0.0] + y[i] * Dz / np.sqrt(s2) * s
+        C = np.pad(C, ((0, 1), (0, 1))) + _dD(z, Dz) / s2 * np.outer(s, s)
+        basis.append(i)
+        log_Z += float(_log_Phi(z))
+    assert len(basis) == n
+    return np.array(basis), alpha, C, log_Z
+
+
+def test_rank_one_update_in_place_is_bit_identical_across_blocks():
+    """_rank_one_update == C + r outer(s, s) exactly (same products, same order), over several
+    row blocks (t > _UPDATE_BLOCK), and leaves the rest of the buffer alone."""
+    from svmlib.gpc._online import _UPDATE_BLOCK, _rank_one_update
+    rng = np.random.default_rng(3)
+    n, t = 2 * _UPDATE_BLOCK + 50, 2 * _UPDATE_BLOCK + 7
+    C = rng.normal(size=(n, n))
+    before = C.copy()
+    s = rng.normal(size=t)
+    r = -0.37
+    _rank_one_update(C, t, r, s, np.empty(_UPDATE_BLOCK * n))
+    expected = before[:t, :t] + r * np.outer(s, s)
+    assert np.array_equal(C[:t, :t], expected)
+    assert np.array_equal(C[t:, :], before[t:, :]) and np.array_equal(C[:, t:], before[:, t:])
+
+
+def test_online_sweep_in_place_equals_the_outer_product_version_on_1_vs_n():
+    """The seeded 1-vs-299 set of the slow-path report (RBF plus noise): basis, alpha, C and ln Z
+    equal the np.outer version. 1e-12: only BLAS summation order can differ (observed <= 1e-15)."""
+    rng = np.random.default_rng(0)
+    n = 300
+    X = rng.normal(size=(n, 2))
+    y = -np.ones(n)
+    y[0] = 1.0
+    K = RBF(l=1.0)(X) + np.eye(n)
+    order = rng.permutation(n)
+    state = online_sweep(K, y, order=order)
+    basis, alpha, C, log_Z = _online_reference(K, y, order)
+    assert np.array_equal(state.basis, basis)
+    np.testing.assert_allclose(state.alpha, alpha, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(state.C, C, rtol=0, atol=1e-12)
+    assert abs(state.log_evidence - log_Z) <= 1e-12 * max(1.0, abs(log_Z))
