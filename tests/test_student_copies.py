@@ -46,11 +46,6 @@ CALL_SPAN = re.compile(r"`([^`\n]*\bcheck_\w+\s*\([^`\n]*\))`")
 _NO_RIGHT_ANSWER = ("the solution of {} is prose without a checker call holding the answer, so the checker cannot be "
                     "tested on a right answer (chapter owner: add e.g. `{}` to the solution; requested 2026-11-23)")
 KNOWN: dict[tuple[str, str], str] = {
-    ("checkers", "05_gp_prior"): _NO_RIGHT_ANSWER.format(
-        "ex-gp-prior-1", "svmlib.exercises.probabilistic.check_dont_know_at_zero(2.0, <the value>)"),
-    ("checkers", "06_evidence"): _NO_RIGHT_ANSWER.format(
-        "ex-evidence-1", "svmlib.exercises.evidence.check_n1_log_evidence(0.5, 3.0, <the value>)"),
-    ("checkers", "07_mean_field_gpc"): _NO_RIGHT_ANSWER.format("ex-gpc-3", "ex.check_error_bar(<the value>)"),
     ("checkers", "08_replica_bootstrap"): _NO_RIGHT_ANSWER.format(
         "ex-boot-1", "svmlib.exercises.bootstrap.check_left_out_fraction(2.0, <the value>)"),
 }
