@@ -746,3 +746,32 @@ def test_width_selection_input_checks(crabs):
             length_scale_path(X, y, bad)
     with pytest.raises(ValueError, match="duplicated"):
         length_scale_path(np.vstack([X, X[:1]]), np.r_[y, y[:1]], [1.0])
+
+
+# ---------------------------------------------------------------------------------------------
+# A residual floor above tol (issue 16 slow path: 1-vs-999 ran ~50 s, 3 attempts, same answer)
+# ---------------------------------------------------------------------------------------------
+def test_replica_stops_at_a_roundoff_floor_instead_of_trying_every_damping(monkeypatch):
+    """tol = 1e-13 is below the map's round-off floor on 40 blob points (the residual stalls near
+    5e-13), as tol = 1e-8 is for 1 positive among 999 (floor 3e-8 .. 2e-7). The solver now stops
+    there with a ConvergenceWarning that says so, after one attempt; before, it tried all three
+    dampings for the same iterate. The answer equals the converged one at tol = 1e-8 to 1e-10
+    (both within round-off of the fixed point; observed difference 1e-12)."""
+    import svmlib.bootstrap._replica_acceleration as acc
+    from svmlib.bootstrap import solve_replica
+    from svmlib.datasets import make_blobs2d
+    from svmlib.kernels import RBF
+
+    X, y = make_blobs2d(40, separation=3.0, random_state=0)
+    K = RBF(l=1.0)(X)
+    reference = solve_replica(K, y, 1.0)
+    assert reference.converged
+    with pytest.warns(ConvergenceWarning, match="stalled"):
+        floor = solve_replica(K, y, 1.0, tol=1e-13)
+    assert not floor.converged and floor.residual < 100 * 1e-13
+    assert abs(floor.error - reference.error) < 1e-10
+    monkeypatch.setattr(acc, "ROUNDOFF_STALL", 0.0)  # the old rule: every damping, STALL_ITER only
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        old = solve_replica(K, y, 1.0, tol=1e-13)
+    assert floor.n_iter < old.n_iter / 2, (floor.n_iter, old.n_iter)  # measured 24 against 61+
+    assert abs(old.error - floor.error) < 1e-10
