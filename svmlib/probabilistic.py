@@ -1077,6 +1077,20 @@ class NoBiasSVC(ClassifierMixin, BaseEstimator):
         return tags
 
     def fit(self, X, y):
+        """Solve the no-bias dual (eq. gp-map-dual) on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Training inputs.
+        y : array_like of shape (n_samples,)
+            Two classes (the second in sorted order is +1).
+
+        Returns
+        -------
+        NoBiasSVC
+            The fitted estimator (``self``).
+        """
         X_raw = X
         X, y_pm, classes = check_data(X, y)
         set_feature_info(self, X_raw)  # n_features_in_, and feature_names_in_ for a DataFrame
@@ -1105,6 +1119,16 @@ class NoBiasSVC(ClassifierMixin, BaseEstimator):
         return self.kernel_(X, self.X_fit_[sv]) @ self.dual_coef_[0]
 
     def predict(self, X):
+        """Class labels: ``classes_[1]`` where :math:`\\theta^*(x) \\ge 0`, else ``classes_[0]``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
         return np.where(self.decision_function(X) >= 0, self.classes_[1], self.classes_[0])
 
     def predict_proba(self, X):

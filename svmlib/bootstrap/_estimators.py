@@ -278,6 +278,20 @@ class MonteCarloBootstrap(_BootstrapBase):
         self.deduplicate = deduplicate
 
     def fit(self, X, y):
+        """Solve the hard-margin SVM on ``n_samples`` bootstrap samples of ``(X, y)`` (eq. boot-mc-error).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Training inputs (distinct, unless ``deduplicate``).
+        y : array_like of shape (n_samples,)
+            Two classes.
+
+        Returns
+        -------
+        MonteCarloBootstrap
+            The fitted estimator (``self``).
+        """
         X, y, K = self._prepare(X, y)
         res = monte_carlo_bootstrap(K, y, self.S_over_N, self.n_samples, sampling=self.sampling,
                                     n_jobs=self.n_jobs, random_state=self.random_state,
