@@ -131,8 +131,14 @@ def laplace_log_naive_evidence(K, y, alpha, C):
 
     Parameters
     ----------
-    K : (n, n) kernel matrix (bias variance included), y : labels in {-1, +1},
-    alpha : the MAP dual coefficients (from :func:`svmlib.probabilistic.solve_no_bias_dual`), C : float
+    K : array_like of shape (n, n)
+        Kernel matrix, the bias variance included.
+    y : array_like of shape (n,)
+        Labels in {-1, +1}.
+    alpha : array_like of shape (n,)
+        The MAP dual coefficients (from :func:`svmlib.probabilistic.solve_no_bias_dual`).
+    C : float
+        Finite, positive likelihood parameter.
 
     Returns
     -------
@@ -758,24 +764,34 @@ def evidence_curve(X, y, kernel, C_values, *, CK0, grid=None, normaliser="chain"
     K_\text{kernel} / K_{0,\text{kernel}}` (so ``B2 / K0`` is held fixed), which leaves the SVM
     solution :math:`\theta^*` unchanged: the dual is solved ONCE and :math:`\alpha = C a` rescales.
 
-    Parameters
-    ----------
-    X, y : training data (labels in {-1, +1})
-    kernel : Kernel, name or callable (its shape; its amplitude is replaced)
-    C_values : strictly increasing 1-D array of C
-    CK0 : float, the fixed product :math:`C K_0`
-    grid : array (n_grid, d) or None
-        Points for the normaliser (uniform :math:`Q(x)` on them); the training inputs if None
-        (the seed's proxy).
-    normaliser : 'chain' (default, :func:`normaliser_curve`), 'mc' (plain Monte Carlo with one set
-        of draws rescaled for every C), a precomputed :class:`NormaliserCurve` (it is data
-        independent: compute it once for many data sets of the same size), or None.
-    n_draws : plain Monte Carlo draws; random_state : int or Generator
-    **chain_options : passed to :func:`normaliser_curve`
-
     Data sets with a single label are accepted (not :func:`svmlib._validation.check_data`, which
     demands two classes): the model generates them, the no-bias dual has no equality constraint
     to need both classes, and chapter 6 shows that their evidence cannot determine C.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        Training inputs.
+    y : array_like of shape (n,)
+        Labels in {-1, +1}.
+    kernel : Kernel, name or callable
+        Its shape; its amplitude is replaced.
+    C_values : array_like
+        Strictly increasing 1-D array of C.
+    CK0 : float
+        The fixed product :math:`C K_0`.
+    grid : array_like of shape (n_grid, d), optional
+        Points for the normaliser (uniform :math:`Q(x)` on them); the training inputs if None
+        (the seed's proxy).
+    normaliser : {'chain', 'mc'}, NormaliserCurve or None, default 'chain'
+        'chain': :func:`normaliser_curve`; 'mc': plain Monte Carlo with one set of draws rescaled
+        for every C; a precomputed :class:`NormaliserCurve` (it is data independent: compute it
+        once for many data sets of the same size); None: no normaliser.
+    n_draws : int, default 2000
+        Plain Monte Carlo draws.
+    random_state : int or Generator, default 0
+    **chain_options
+        Passed to :func:`normaliser_curve`.
 
     Returns
     -------
