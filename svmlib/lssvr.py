@@ -672,8 +672,10 @@ class LSSVR(_KernelRegressorBase):
 
     Attributes
     ----------
-    dual_coef_ : ndarray (n_samples,)   the :math:`\alpha_i`
-    intercept_ : float                  the bias :math:`b`
+    dual_coef_ : ndarray (n_samples,)
+        the :math:`\alpha_i`
+    intercept_ : float
+        the bias :math:`b`
     X_fit_, kernel_, n_features_in_
 
     Examples
@@ -729,11 +731,15 @@ class BayesianLSSVR(_KernelRegressorBase):
 
     Attributes
     ----------
-    coef_ : ndarray (n_samples + 1,)   posterior mean :math:`\mu^* = [b, \alpha]` (the MAP)
+    coef_ : ndarray (n_samples + 1,)
+        posterior mean :math:`\mu^* = [b, \alpha]` (the MAP)
     intercept_, dual_coef_             its parts
-    posterior_factor_ : ndarray        upper triangular ``R`` with ``R.T @ R`` = posterior precision
-    prior_precision_ : ndarray         :math:`\Sigma^{-1}` (eq. lssvr-prior-precision)
-    prior_mean_ : ndarray              :math:`\mu = \Sigma[0, y]/\gamma` (computed on first access)
+    posterior_factor_ : ndarray
+        upper triangular ``R`` with ``R.T @ R`` = posterior precision
+    prior_precision_ : ndarray
+        :math:`\Sigma^{-1}` (eq. lssvr-prior-precision)
+    prior_mean_ : ndarray
+        :math:`\mu = \Sigma[0, y]/\gamma` (computed on first access)
 
     Examples
     --------
@@ -827,8 +833,10 @@ class GPRegression(_KernelRegressorBase):
 
     Attributes
     ----------
-    dual_coef_ : ndarray  :math:`(\Omega + \sigma^2 I)^{-1} y`
-    L_ : ndarray          lower Cholesky factor of :math:`\Omega + \sigma^2 I`
+    dual_coef_ : ndarray
+        :math:`(\Omega + \sigma^2 I)^{-1} y`
+    L_ : ndarray
+        lower Cholesky factor of :math:`\Omega + \sigma^2 I`
 
     Examples
     --------

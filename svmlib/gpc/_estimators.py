@@ -110,14 +110,20 @@ class MeanFieldGPC(_GPCBase):
 
     Attributes
     ----------
-    alpha_ : ndarray (n,)        the coefficients ``alpha_j >= 0``
-    coef_ : ndarray (n,)         ``y_j alpha_j``
-    kernel_ : Kernel             the (fitted) kernel, noise not included
+    alpha_ : ndarray (n,)
+        the coefficients ``alpha_j >= 0``
+    coef_ : ndarray (n,)
+        ``y_j alpha_j``
+    kernel_ : Kernel
+        the (fitted) kernel, noise not included
     noise_var_ : float
-    free_energy_ : float         the method's free energy (F_naive, F_ens or -ln Z_EP)
+    free_energy_ : float
+        the method's free energy (F_naive, F_ens or -ln Z_EP)
     solution_ : MeanFieldSolution
-    hyper_ : HyperFit or None    the hyperparameter run (with its history)
-    n_iter_ : int                Newton steps of the final inner solve
+    hyper_ : HyperFit or None
+        the hyperparameter run (with its history)
+    n_iter_ : int
+        Newton steps of the final inner solve
     converged_ : bool
     classes_ : ndarray (2,)
 
@@ -239,14 +245,20 @@ class SequentialGPC(_GPCBase):
 
     Attributes
     ----------
-    coef_ : ndarray (t,)       ``<f>(x) = sum_i coef_i K(x, X_basis_i)``
+    coef_ : ndarray (t,)
+        ``<f>(x) = sum_i coef_i K(x, X_basis_i)``
     C_ : ndarray (t, t)
-    log_evidence_ : float      ``ln Z_ADF`` of the first sweep
-    X_basis_ : ndarray         the training inputs in order of presentation
-    n_iter_ : int              examples presented (counting reuse)
-    n_skipped_ : int           presentations skipped because the predictive variance there was at
-                               round-off level (warned)
-    converged_ : bool          always True (a fixed number of updates, nothing to converge)
+    log_evidence_ : float
+        ``ln Z_ADF`` of the first sweep
+    X_basis_ : ndarray
+        the training inputs in order of presentation
+    n_iter_ : int
+        examples presented (counting reuse)
+    n_skipped_ : int
+        presentations skipped because the predictive variance there was at
+        round-off level (warned)
+    converged_ : bool
+        always True (a fixed number of updates, nothing to converge)
 
     Examples
     --------

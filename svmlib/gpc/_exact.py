@@ -235,13 +235,19 @@ class PosteriorSamples:
 
     Attributes
     ----------
-    samples : ndarray (n_chains, n_samples, n)   latents a at the training inputs
-    mean : ndarray (n,)                          posterior mean ``<a>``
-    se : ndarray (n,)                            Monte Carlo standard error of ``mean``
-                                                 (from the spread of independent chain means)
-    alpha : ndarray (n,)                         ``y * K^-1 <a>``: the exact posterior's alpha
-    alpha_se : ndarray (n,)                      its Monte Carlo standard error
-    n_proposals : int                            total ellipse proposals (cost)
+    samples : ndarray (n_chains, n_samples, n)
+        latents a at the training inputs
+    mean : ndarray (n,)
+        posterior mean ``<a>``
+    se : ndarray (n,)
+        Monte Carlo standard error of ``mean``
+        (from the spread of independent chain means)
+    alpha : ndarray (n,)
+        ``y * K^-1 <a>``: the exact posterior's alpha
+    alpha_se : ndarray (n,)
+        its Monte Carlo standard error
+    n_proposals : int
+        total ellipse proposals (cost)
 
     Parameters
     ----------
@@ -288,10 +294,14 @@ def sample_posterior(K, y, n_samples=1000, *, n_chains=16, burn_in=200, random_s
 
     Parameters
     ----------
-    K : array (n, n)   training kernel (noise included)
-    y : array (n,)     labels -1/+1
-    n_samples : int    kept samples per chain (after ``burn_in``)
-    n_chains : int     >= 2
+    K : array (n, n)
+        training kernel (noise included)
+    y : array (n,)
+        labels -1/+1
+    n_samples : int
+        kept samples per chain (after ``burn_in``)
+    n_chains : int
+        >= 2
     random_state : int, None or Generator
 
     Returns
@@ -372,7 +382,8 @@ def log_evidence_importance(K, y, n_samples=100000, *, random_state=None):
     Returns
     -------
     log_Z : float
-    se_log_Z : float   delta-method standard error of ``log_Z``
+    se_log_Z : float
+        delta-method standard error of ``log_Z``
 
     Parameters
     ----------

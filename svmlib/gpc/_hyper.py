@@ -166,11 +166,14 @@ class HyperFit:
     noise_var : float
     free_energy : float
     objective : str
-    n_iter : int           L-BFGS iterations (hyperparameter updates)
+    n_iter : int
+        L-BFGS iterations (hyperparameter updates)
     converged : bool
-    history : list of dict  after every update: ``theta``, ``length_scales``, ``noise_var``, ``free_energy``
+    history : list of dict
+        after every update: ``theta``, ``length_scales``, ``noise_var``, ``free_energy``
     solution : MeanFieldSolution at the optimum
-    at_bounds : list of str  the parameters that ended within 1e-3 (in log) of a bound, e.g.
+    at_bounds : list of str
+        the parameters that ended within 1e-3 (in log) of a bound, e.g.
         ``["length_scale[1] (upper bound 403)", "noise_var (lower bound 0.000912)"]``
 
     Parameters

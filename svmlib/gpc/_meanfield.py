@@ -57,15 +57,23 @@ class MeanFieldSolution:
     Attributes
     ----------
     method : str
-    alpha : ndarray (n,)      the SVM-like coefficients, ``alpha >= 0``
-    lam : ndarray (n,)        cavity variances
-    m : ndarray (n,)          posterior means of the latents, ``K (y * alpha)``
-    h : ndarray (n,)          cavity means
-    z : ndarray (n,)          ``y h / sqrt(lam)``
-    n_iter : int              Newton steps of the inner solver (summed over EP's outer loop)
-    n_outer : int             EP's outer iterations (0 for the mean-field methods)
+    alpha : ndarray (n,)
+        the SVM-like coefficients, ``alpha >= 0``
+    lam : ndarray (n,)
+        cavity variances
+    m : ndarray (n,)
+        posterior means of the latents, ``K (y * alpha)``
+    h : ndarray (n,)
+        cavity means
+    z : ndarray (n,)
+        ``y h / sqrt(lam)``
+    n_iter : int
+        Newton steps of the inner solver (summed over EP's outer loop)
+    n_outer : int
+        EP's outer iterations (0 for the mean-field methods)
     converged : bool
-    residual : float          ``max |alpha - D(z)/sqrt(lam)|`` at the end
+    residual : float
+        ``max |alpha - D(z)/sqrt(lam)|`` at the end
 
     Parameters
     ----------
@@ -203,17 +211,22 @@ def solve_fixed_point(K, y, lam, *, alpha0=None, solver="newton", damping=1.0, t
 
     Parameters
     ----------
-    K : ndarray (n, n)     training kernel (noise included)
-    y : ndarray (n,)       labels -1/+1
-    lam : ndarray (n,)     cavity variances
-    alpha0 : ndarray, optional   warm start (default ``D(0)/sqrt(lam)``)
+    K : ndarray (n, n)
+        training kernel (noise included)
+    y : ndarray (n,)
+        labels -1/+1
+    lam : ndarray (n,)
+        cavity variances
+    alpha0 : ndarray, optional
+        warm start (default ``D(0)/sqrt(lam)``)
     solver : {'newton', 'iterate'}
         ``'newton'``: Newton's method on ``R(alpha) = alpha - D(z)/sqrt(lam)`` with
         Jacobian ``I - diag(D'(z)/lam) G`` and backtracking on ``|R|^2``.
         ``'iterate'``: the plain (optionally damped) parallel iteration
         ``alpha <- (1-damping) alpha + damping D(z)/sqrt(lam)``, kept to show why it is not used:
         it oscillates at small noise.
-    tol : float   stop when ``max |R| <= tol * max(1, max |alpha|)``.
+    tol : float
+        stop when ``max |R| <= tol * max(1, max |alpha|)``.
 
     Returns
     -------

@@ -62,13 +62,19 @@ class OnlineState:
 
     Attributes
     ----------
-    basis : ndarray (t,)       training indices in order of first presentation
-    alpha : ndarray (t,)       mean coefficients (signed: ``<f>(x) = sum alpha_i K(x, x_basis_i)``)
-    C : ndarray (t, t)         covariance correction
-    log_evidence : float       ``ln Z_ADF`` of the first sweep (each example counted once)
-    n_presented : int          examples presented, counting reuse
-    n_skipped : int            presentations skipped because the predictive variance at the
-                               example was at round-off level (its value already fixed)
+    basis : ndarray (t,)
+        training indices in order of first presentation
+    alpha : ndarray (t,)
+        mean coefficients (signed: ``<f>(x) = sum alpha_i K(x, x_basis_i)``)
+    C : ndarray (t, t)
+        covariance correction
+    log_evidence : float
+        ``ln Z_ADF`` of the first sweep (each example counted once)
+    n_presented : int
+        examples presented, counting reuse
+    n_skipped : int
+        presentations skipped because the predictive variance at the
+        example was at round-off level (its value already fixed)
     train_errors, test_errors : list of int
         Errors after each presentation (only if ``track=True`` was asked for).
 
@@ -112,7 +118,8 @@ def online_sweep(K_train, y, *, n_sweeps=1, order=None, K_eval=None, y_eval=None
     ----------
     K_train : ndarray (n, n)
         Training kernel (probit noise on the diagonal).
-    y : ndarray (n,)  labels -1/+1
+    y : ndarray (n,)
+        labels -1/+1
     n_sweeps : int
         1 is the algorithm; more sweeps reuse the data (heuristic).
     order : ndarray (n,), optional
