@@ -45,10 +45,7 @@ CALL_SPAN = re.compile(r"`([^`\n]*\bcheck_\w+\s*\([^`\n]*\))`")
 # (test, notebook stem) -> why it fails today and whose file it is. Each is requested in /tmp/coord/requests.md.
 _NO_RIGHT_ANSWER = ("the solution of {} is prose without a checker call holding the answer, so the checker cannot be "
                     "tested on a right answer (chapter owner: add e.g. `{}` to the solution; requested 2026-11-23)")
-KNOWN: dict[tuple[str, str], str] = {
-    ("checkers", "08_replica_bootstrap"): _NO_RIGHT_ANSWER.format(
-        "ex-boot-1", "svmlib.exercises.bootstrap.check_left_out_fraction(2.0, <the value>)"),
-}
+KNOWN: dict[tuple[str, str], str] = {}
 # tools/make_student_notebooks.py blanks every cell of a gated solution on its own, so a prose + code + prose
 # solution shows the markdown placeholder twice (owner: the interactive session; requested 2026-11-23).
 for _stem in [p.stem for p in sorted(BOOK.glob("*.ipynb"))]:
