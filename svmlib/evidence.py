@@ -764,7 +764,7 @@ def evidence_curve(X, y, kernel, C_values, *, CK0, grid=None, normaliser="chain"
     K_\text{kernel} / K_{0,\text{kernel}}` (so ``B2 / K0`` is held fixed), which leaves the SVM
     solution :math:`\theta^*` unchanged: the dual is solved ONCE and :math:`\alpha = C a` rescales.
 
-    Data sets with a single label are accepted (not :func:`svmlib._validation.check_data`, which
+    Data sets with a single label are accepted (not ``svmlib._validation.check_data``, which
     demands two classes): the model generates them, the no-bias dual has no equality constraint
     to need both classes, and chapter 6 shows that their evidence cannot determine C.
 
