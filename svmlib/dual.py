@@ -139,7 +139,20 @@ class DualSolution:
     free : ndarray of bool (n,)
         ``0 < alpha < C`` (the points on the margin).
     decision : ndarray (n,)
-        ``f(x_i)`` on the training points, bias included.
+        ``f(x_i)`` on the training points, bias included (eq. smo-decision).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.dual import solve_dual
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]]); y = np.array([-1.0, -1.0, 1.0, 1.0])
+    >>> sol = solve_dual(X @ X.T, y, C=10.0)
+    >>> sol.converged, sol.is_support.tolist(), sol.free.tolist()
+    (True, [False, True, True, False], [False, True, True, False])
+    >>> sol.decision.round(6).tolist()  # the two free support vectors sit on the margin, y f = 1
+    [-2.0, -1.0, 1.0, 2.0]
+    >>> round(sol.objective, 6), bool(abs(sol.duality_gap) < 1e-12)  # W = |w|^2 / 2 with w = 1
+    (0.5, True)
     """
 
     alpha: np.ndarray
@@ -178,7 +191,20 @@ class SMOState:
     -----
 
     ``pair`` is the working pair ``(i, j)`` of the step that led here (``(t, t)`` for
-    a single coordinate without bias, ``None`` for the starting point).
+    a single coordinate without bias, ``None`` for the starting point). ``violation`` is
+    the maximal violating pair ``m - M`` (eq. smo-kkt-violation) with a bias, the largest
+    projected-gradient component without.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.dual import smo_steps
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]]); y = np.array([-1.0, -1.0, 1.0, 1.0])
+    >>> start, last = list(smo_steps(X @ X.T, y, C=10.0))
+    >>> start.iteration, start.pair, start.alpha.tolist(), round(start.violation, 6)
+    (0, None, [0.0, 0.0, 0.0, 0.0], 2.0)
+    >>> last.iteration, last.pair, last.alpha.round(6).tolist(), round(last.objective, 6), round(last.violation, 6)
+    (1, (2, 1), [0.0, 0.5, 0.5, 0.0], 0.5, 0.0)
     """
 
     iteration: int
@@ -949,10 +975,30 @@ def smo_steps(K, y, C=1.0, *, fit_intercept=True, tol=1e-3, max_iter=None, sampl
     """Yield the state after each SMO step (for animations).
 
     The first state is the starting point (``iteration=0``, ``pair=None``); the last
-    is :func:`solve_dual`'s solution (same code, same arithmetic). Parameters as in
-    :func:`solve_dual`. Each :class:`SMOState` holds a copy of ``alpha``, the bias,
-    the dual objective and the KKT violation at that state (below ``tol`` at the last
-    one if it converged).
+    is :func:`solve_dual`'s solution (same code, same arithmetic). Each :class:`SMOState`
+    holds a copy of ``alpha``, the bias, the dual objective (eq. dual-objective) and the
+    KKT violation (eq. smo-kkt-violation) at that state (below ``tol`` at the last one if
+    it converged). Each step is the pair update of eq. (smo-pair-gain) on the pair chosen
+    by eq. (smo-wss2). Unlike :func:`solve_dual` it does not warn when ``max_iter`` steps
+    do not converge: the last state's ``violation`` says so.
+
+    Parameters
+    ----------
+    K : array (n, n) or KernelRowCache
+        Training Gram matrix ``K(x_i, x_j)``, or a :class:`KernelRowCache`, as in
+        :func:`solve_dual`.
+    y : array (n,)
+        Labels in {-1, +1}.
+    C : float, default 1.0
+        Box constraint; ``np.inf`` is the hard margin.
+    fit_intercept : bool, default True
+        With a bias (pair updates) or without (single-coordinate updates).
+    tol : float, default 1e-3
+        Stopping tolerance on the KKT violation, as in :func:`solve_dual`.
+    max_iter : int or None
+        Maximal number of steps (states after the first); ``None`` as in :func:`solve_dual`.
+    sample_weight : array (n,), optional
+        Non-negative weights: box ``0 <= alpha_i <= C w_i``.
 
     Yields
     ------

@@ -38,7 +38,18 @@ __all__ = [
 
 
 class Kernel(BaseEstimator):
-    """Base class: ``K(x, x') = K0 * k(x, x') + B2``; subclasses define ``k``.
+    r"""Base class: ``K(x, x') = K0 * k(x, x') + B2``; subclasses define ``k``.
+
+    The Gram matrix :math:`K_{ij} = K(x_i, x_j)` is what the kernel dual (eq. kernel-dual)
+    needs; the subclasses are the kernels of eq. (kernel-list). The base class has no
+    constructor of its own: each subclass takes its own parameters plus ``K0`` and ``B2``.
+
+    Attributes
+    ----------
+    K0 : float
+        The amplitude, as given (checked when the kernel is called).
+    B2 : float
+        The constant offset, as given (checked when the kernel is called).
 
     Examples
     --------
@@ -87,6 +98,22 @@ class Kernel(BaseEstimator):
 class Linear(Kernel):
     r"""Linear kernel :math:`K(x, x') = K_0\, x \cdot x' + B^2`.
 
+    The :math:`k_{\rm lin}` of eq. (kernel-list).
+
+    Parameters
+    ----------
+    K0 : float, default 1.0
+        Amplitude :math:`K_0 > 0`, multiplies :math:`k`.
+    B2 : float, default 0.0
+        Constant offset :math:`B^2 \ge 0` (the prior variance of a bias).
+
+    Attributes
+    ----------
+    K0 : float
+        The amplitude, as given (checked when the kernel is called).
+    B2 : float
+        The constant offset, as given (checked when the kernel is called).
+
     Examples
     --------
     >>> import numpy as np
@@ -110,7 +137,30 @@ class Polynomial(Kernel):
     r"""Polynomial kernel :math:`K(x, x') = K_0 (c_0 + x \cdot x')^p + B^2`.
 
     ``p`` is a positive integer degree, ``c0 >= 0`` the offset
-    (``c0 = 1, p = 2`` is the tutorial's :math:`(1 + x \cdot x')^2`).
+    (``c0 = 1, p = 2`` is the tutorial's :math:`(1 + x \cdot x')^2`, eq. kernel-poly2-map).
+    The :math:`k_{\rm poly}` of eq. (kernel-list).
+
+    Parameters
+    ----------
+    p : int, default 2
+        Degree, a positive integer.
+    c0 : float, default 1.0
+        Offset :math:`c_0 \ge 0`.
+    K0 : float, default 1.0
+        Amplitude :math:`K_0 > 0`, multiplies :math:`k`.
+    B2 : float, default 0.0
+        Constant offset :math:`B^2 \ge 0` (the prior variance of a bias).
+
+    Attributes
+    ----------
+    p : int
+        The degree, as given (checked when the kernel is called).
+    c0 : float
+        The offset, as given (checked when the kernel is called).
+    K0 : float
+        The amplitude, as given (checked when the kernel is called).
+    B2 : float
+        The constant offset, as given (checked when the kernel is called).
 
     Examples
     --------
@@ -161,6 +211,26 @@ class RBF(_Stationary):
     .. math:: K(x, x') = K_0 \exp\!\Big(-\sum_d \frac{(x_d - x'_d)^2}{2 l_d^2}\Big) + B^2 ,
 
     with one length scale ``l`` or one per input dimension (automatic relevance determination).
+    With a single ``l`` this is the :math:`k_{\rm RBF}` of eq. (kernel-list).
+
+    Parameters
+    ----------
+    l : float or array-like of shape (n_features,), default 1.0
+        Length scale :math:`l > 0`, shared by all input dimensions, or one :math:`l_d > 0`
+        per dimension.
+    K0 : float, default 1.0
+        Amplitude :math:`K_0 > 0`, multiplies :math:`k`.
+    B2 : float, default 0.0
+        Constant offset :math:`B^2 \ge 0` (the prior variance of a bias).
+
+    Attributes
+    ----------
+    l : float or array-like
+        The length scale(s), as given (checked when the kernel is called).
+    K0 : float
+        The amplitude, as given (checked when the kernel is called).
+    B2 : float
+        The constant offset, as given (checked when the kernel is called).
 
     Examples
     --------
@@ -215,9 +285,30 @@ class RBF(_Stationary):
 class OrnsteinUhlenbeck(_Stationary):
     r"""Ornstein-Uhlenbeck (exponential) kernel
 
-    .. math:: K(x, x') = K_0 \exp(-|x - x'| / l) + B^2 .
+    .. math:: K(x, x') = K_0 \exp(-\lVert x - x' \rVert / l) + B^2 .
 
-    Its sample paths are continuous but nowhere differentiable: rough decision boundaries.
+    Here :math:`\lVert x - x' \rVert` is the Euclidean distance (of the inputs divided by
+    their length scales when ``l`` has one entry per dimension); with a single ``l`` this is the
+    :math:`k_{\rm OU}` of eq. (kernel-list). Its sample paths are continuous but nowhere
+    differentiable; an SVM with it has a kink at each support vector (eq. kernel-ou-kink).
+
+    Parameters
+    ----------
+    l : float or array-like of shape (n_features,), default 1.0
+        Length scale :math:`l > 0`, shared by all input dimensions, or one per dimension.
+    K0 : float, default 1.0
+        Amplitude :math:`K_0 > 0`, multiplies :math:`k`.
+    B2 : float, default 0.0
+        Constant offset :math:`B^2 \ge 0` (the prior variance of a bias).
+
+    Attributes
+    ----------
+    l : float or array-like
+        The length scale(s), as given (checked when the kernel is called).
+    K0 : float
+        The amplitude, as given (checked when the kernel is called).
+    B2 : float
+        The constant offset, as given (checked when the kernel is called).
 
     Examples
     --------
@@ -241,7 +332,28 @@ class UserKernel(Kernel):
     r"""Any user function ``k(X, Y) -> (len(X), len(Y))`` array, as :math:`K_0 k + B^2`.
 
     The returned shape and finiteness are checked, so a wrong kernel fails with a
-    clear message rather than deep inside a solver.
+    clear message rather than deep inside a solver. Whether ``k`` is positive
+    semidefinite, as eq. (kernel-dual) needs, is not checked; test a Gram matrix with
+    :func:`is_psd`.
+
+    Parameters
+    ----------
+    k : callable
+        ``k(X, Y)`` returning a finite array of shape ``(len(X), len(Y))``; ``X`` and ``Y``
+        are validated 2-D float arrays with the same number of columns.
+    K0 : float, default 1.0
+        Amplitude :math:`K_0 > 0`, multiplies :math:`k`.
+    B2 : float, default 0.0
+        Constant offset :math:`B^2 \ge 0` (the prior variance of a bias).
+
+    Attributes
+    ----------
+    k : callable
+        The user function, as given (checked to be callable when the kernel is called).
+    K0 : float
+        The amplitude, as given (checked when the kernel is called).
+    B2 : float
+        The constant offset, as given (checked when the kernel is called).
 
     Examples
     --------
@@ -278,6 +390,29 @@ def make_kernel(kernel, **params):
 
     ``kernel`` may be a Kernel (returned as is), a name (``'linear'``, ``'poly'``,
     ``'rbf'``, ``'ou'``; ``params`` go to its constructor) or a callable ``k(X, Y)``.
+    It implements no equation of its own: it selects one of the kernels of eq. (kernel-list).
+
+    Parameters
+    ----------
+    kernel : Kernel, str or callable
+        A :class:`Kernel` instance; a name, ``'linear'``, ``'poly'`` (or ``'polynomial'``),
+        ``'rbf'``, ``'ou'`` (or ``'ornstein-uhlenbeck'``), case-insensitive; or a callable
+        ``k(X, Y)``, wrapped in :class:`UserKernel`.
+    **params
+        Constructor arguments of the named kernel or of :class:`UserKernel` (``K0``, ``B2``);
+        not allowed with a :class:`Kernel` instance.
+
+    Returns
+    -------
+    Kernel
+        ``kernel`` itself if it is a :class:`Kernel`, else a new kernel.
+
+    Raises
+    ------
+    ValueError
+        An unknown name, or ``params`` given together with a :class:`Kernel` instance.
+    TypeError
+        ``kernel`` is neither a name, a :class:`Kernel` nor a callable.
 
     Examples
     --------
@@ -309,6 +444,22 @@ def make_kernel(kernel, **params):
 def gram(kernel, X, Y=None):
     """Gram matrix ``K(X, Y)`` of any kernel :func:`make_kernel` accepts.
 
+    The matrix :math:`K_{ij} = k(x_i, y_j)` of eq. (kernel-dual).
+
+    Parameters
+    ----------
+    kernel : Kernel, str or callable
+        Anything :func:`make_kernel` accepts (a name gets its default parameters).
+    X : array-like of shape (n, d)
+        First set of inputs (rows).
+    Y : array-like of shape (m, d), optional
+        Second set of inputs (columns); ``None`` means ``X``.
+
+    Returns
+    -------
+    ndarray of shape (n, m)
+        ``K(X[i], Y[j])``; shape ``(n, n)`` when ``Y`` is None.
+
     Examples
     --------
     >>> import numpy as np
@@ -320,7 +471,20 @@ def gram(kernel, X, Y=None):
 
 
 def min_eigenvalue(K):
-    """Smallest eigenvalue of the symmetric part of a square matrix.
+    r"""Smallest eigenvalue of the symmetric part of a square matrix.
+
+    A kernel is positive semidefinite when every Gram matrix has no negative eigenvalue
+    (the condition of Mercer's theorem, eq. kernel-mercer); this is the number to look at.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+        A finite square matrix, ``n >= 1``; only :math:`(K + K^\top)/2` is used.
+
+    Returns
+    -------
+    float
+        The smallest eigenvalue of :math:`(K + K^\top)/2`.
 
     Examples
     --------
@@ -339,9 +503,31 @@ def is_psd(K, tol=None):
     """True when the square matrix ``K`` is symmetric positive semidefinite.
 
     Round-off makes the smallest eigenvalue of a PSD Gram matrix slightly
-    negative; the default tolerance ``tol = n * eps * max|K|`` scales with the
+    negative; the default tolerance ``tol = 10 n eps max(1, max_ij abs(K_ij))`` scales with the
     size and magnitude of ``K`` (the bound on eigenvalue error of a symmetric
-    eigensolver).
+    eigensolver). Positive semidefinite Gram matrices are what makes a function a
+    kernel (the condition of Mercer's theorem, eq. kernel-mercer) and the dual concave.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+        A finite, non-empty square matrix.
+    tol : float, optional
+        Tolerance ``>= 0`` for the symmetry check and for the smallest eigenvalue
+        (accepted down to ``-tol``); default ``10 n eps max(1, max_ij abs(K_ij))``.
+
+    Returns
+    -------
+    bool
+        True when ``K`` is symmetric to within ``tol`` and its smallest eigenvalue is
+        at least ``-tol``.
+
+    Raises
+    ------
+    ValueError
+        ``K`` is not square, is empty, or contains NaN or infinity.
+    TypeError
+        ``K`` is not numeric.
 
     Examples
     --------
@@ -375,7 +561,22 @@ def poly2_feature_map(X):
     .. math:: \phi(x) = (1, \sqrt2 x_1, \sqrt2 x_2, x_1^2, x_2^2, \sqrt2 x_1 x_2),
 
     so that :math:`\phi(x) \cdot \phi(x') = (1 + x \cdot x')^2` (the tutorial's
-    kernel-trick example).
+    kernel-trick example, eq. kernel-poly2-map).
+
+    Parameters
+    ----------
+    X : array-like of shape (n, 2)
+        Two-dimensional inputs.
+
+    Returns
+    -------
+    ndarray of shape (n, 6)
+        The features :math:`\phi(x)` of each row, in the order above.
+
+    Raises
+    ------
+    ValueError
+        ``X`` does not have two columns.
 
     Examples
     --------

@@ -83,7 +83,22 @@ class SVRSolution:
     is_support : ndarray of bool (n,)
         ``coef != 0``: the points on or outside the tube.
     decision : ndarray (n,)
-        ``f(x_i)`` on the training points.
+        ``f(x_i)`` on the training points (eq. svr-decision).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmlib.svr import solve_svr_dual
+    >>> x = np.linspace(0, 1, 5)[:, None]; y = 2 * x[:, 0]
+    >>> sol = solve_svr_dual(x @ x.T, y, C=10.0, epsilon=0.1)
+    >>> sol.converged, sol.is_support.tolist()  # only the end points touch the tube
+    (True, [True, False, False, False, True])
+    >>> sol.alpha.round(6).tolist(), sol.alpha_star.round(6).tolist()
+    ([0.0, 0.0, 0.0, 0.0, 1.8], [1.8, 0.0, 0.0, 0.0, 0.0])
+    >>> bool(np.allclose(sol.coef, sol.alpha - sol.alpha_star)), round(sol.b, 6)  # f(x) = 1.8 x + 0.1
+    (True, 0.1)
+    >>> round(sol.objective, 6), bool(abs(sol.duality_gap) < 1e-9)
+    (1.62, True)
     """
 
     alpha: np.ndarray

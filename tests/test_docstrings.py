@@ -37,23 +37,8 @@ SKIPPED_PACKAGES = ("svmlib.widgets", "svmlib.plotting", "svmlib.exercises")
 # Names whose docstrings are incomplete in files this file's author does not own:
 # {qualified name: reason}. Expected failures (strict=False: the owner's fix does not break the
 # run) until the owner completes the docstring and the coordinator removes the entry.
-_DUAL_SESSION = "svmlib/dual.py and svmlib/svr.py are being edited by the dual/SVR session"
-_NOT_OWNED = ("file not owned by the docstring session (issue 18); requested in "
-              "/tmp/coord/requests.md")
-EXPECTED_FAILURES = {
-    "svmlib.dual.DualSolution": _DUAL_SESSION,
-    "svmlib.dual.SMOState": _DUAL_SESSION,
-    "svmlib.dual.smo_steps": _DUAL_SESSION,
-    "svmlib.svr.SVRSolution": _DUAL_SESSION,
-    # svmlib/bootstrap/_montecarlo.py: Parameters/Returns missing (Examples present)
-    "svmlib.bootstrap.draw_occupations": _NOT_OWNED,
-    "svmlib.bootstrap.ratio_error": _NOT_OWNED,
-    "svmlib.bootstrap.seed_sequence": _NOT_OWNED,
-    # svmlib/kernels.py: classes lack Parameters/Attributes, functions Parameters/Returns (Examples present)
-    **{f"svmlib.kernels.{name}": _NOT_OWNED
-       for name in ("Kernel", "Linear", "Polynomial", "RBF", "OrnsteinUhlenbeck", "UserKernel", "make_kernel",
-                    "gram", "is_psd", "min_eigenvalue", "poly2_feature_map")},
-}
+# Empty: every public name of the math modules has its sections.
+EXPECTED_FAILURES: dict[str, str] = {}
 
 _HEADER = re.compile(r"^\s*([A-Z][A-Za-z ]+)\n\s*-{3,}\s*$", re.M)
 

@@ -86,6 +86,28 @@ class MonteCarloResult:
 def seed_sequence(random_state):
     """A SeedSequence from an int, None (fresh entropy) or a numpy Generator.
 
+    No equation: the seeding behind the Monte Carlo bootstrap (eq. boot-mc-error). Each
+    bootstrap sample gets one ``spawn``-ed child of this sequence, so its draws do not depend
+    on which worker runs it.
+
+    Parameters
+    ----------
+    random_state : int, None, numpy Generator or numpy SeedSequence
+        A non-negative int (reproducible), None (fresh entropy from the operating system),
+        a Generator (one integer is drawn from it, advancing its state) or a SeedSequence
+        (returned as is).
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+
+    Raises
+    ------
+    ValueError
+        A negative int.
+    TypeError
+        Any other type (a bool, a float, a legacy ``RandomState``, ...).
+
     Examples
     --------
     >>> from svmlib.bootstrap import seed_sequence
@@ -105,7 +127,32 @@ def seed_sequence(random_state):
 
 
 def draw_occupations(rng, n, S_over_N, sampling="poisson"):
-    """Occupation numbers of one bootstrap sample (eq. boot-poisson or the multinomial bootstrap).
+    r"""Occupation numbers of one bootstrap sample (eq. boot-poisson or the multinomial bootstrap).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of randomness (``np.random.default_rng(seed)``).
+    n : int
+        Number of training points :math:`N`, positive.
+    S_over_N : float
+        Mean sample size over :math:`N`, positive.
+    sampling : {'poisson', 'multinomial'}, default 'poisson'
+        ``'poisson'``: independent :math:`s_i \sim \mathrm{Poisson}(S/N)` (eq. boot-poisson);
+        ``'multinomial'``: exactly ``round(S_over_N * n)`` draws with replacement, each point
+        with probability :math:`1/N`.
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+        How often each training point is in the sample (0: left out).
+
+    Raises
+    ------
+    TypeError
+        ``rng`` is not a numpy Generator.
+    ValueError
+        A non-positive ``n`` or ``S_over_N``, or an unknown ``sampling``.
 
     Examples
     --------
@@ -150,10 +197,36 @@ def _fit_chunk(K, y, seeds, S_over_N, sampling, jitter):
 
 
 def ratio_error(occupations, fields, y):
-    """Error over out-of-sample points pooled over samples, and its delta-method SE.
+    r"""Error over out-of-sample points pooled over samples, and its delta-method SE.
 
-    eps = sum_k E_k / sum_k n_k with E_k the errors and n_k the left-out points of
-    sample k. For i.i.d. samples, Var(eps) ~ Var(E - eps n) / (M mean(n)^2).
+    Implements eq. (boot-mc-error):
+    :math:`\varepsilon = \sum_k E_k / \sum_k n_k` with :math:`E_k` the misclassified
+    (:math:`y_i f_k(x_i) < 0`) and :math:`n_k` the left-out points of sample :math:`k`.
+    For :math:`M` i.i.d. samples,
+    :math:`\mathrm{Var}(\varepsilon) \approx \mathrm{Var}(E - \varepsilon n) / (M \bar n^2)`,
+    with the sample variance (divisor :math:`M - 1`).
+
+    Parameters
+    ----------
+    occupations : ndarray of int, shape (n_samples, n)
+        Occupation numbers of each sample; point ``i`` is out of sample ``k`` when
+        ``occupations[k, i] == 0``.
+    fields : ndarray, shape (n_samples, n)
+        Field :math:`f_k(x_i)` of sample ``k``'s SVM at each training input.
+    y : ndarray, shape (n,)
+        Labels in {-1, +1}.
+
+    Returns
+    -------
+    error : float
+        The pooled out-of-sample error :math:`\varepsilon`.
+    error_se : float
+        Its delta-method standard error (``inf`` for a single sample).
+
+    Raises
+    ------
+    ValueError
+        No point was left out of any sample (``S_over_N`` too large for the number of samples).
 
     Examples
     --------

@@ -110,7 +110,7 @@ def draw_normaliser(ax, C, log_chain, se_chain, log_mc, n):
     """ln <N^n> against C: the chained sampler with its error bar and plain Monte Carlo."""
     ax.fill_between(C, np.asarray(log_chain) - 2 * np.asarray(se_chain), np.asarray(log_chain) + 2 * np.asarray(se_chain),
                     color="C0", alpha=0.25, lw=0)
-    ax.plot(C, log_chain, "-", color="C0", label="chained sampler ($\pm 2$ s.e.)")
+    ax.plot(C, log_chain, "-", color="C0", label=r"chained sampler ($\pm 2$ s.e.)")
     ax.plot(C, log_mc, "--", color="C1", label="plain Monte Carlo, 2000 draws")
     ax.set_xscale("log")
     ax.xaxis.set_major_locator(FixedLocator(C_TICKS))
