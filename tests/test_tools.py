@@ -124,6 +124,14 @@ def test_runner_collapses_solution_code_and_student_copy_opens_it(chapter):
     gated = runner.normalise(gated)
     assert gated.cells[3].metadata["jupyter"]["source_hidden"] and gated.cells[3].source.startswith("#")
     assert "jupyter" not in gated.cells[6].metadata  # after {solution-end}: not collapsed
+    # prose of a gated solution outside its start cell is collapsed, its first line a MyST comment
+    prose = nbformat.from_dict(json.loads(json.dumps(chapter)))
+    prose.cells[3].source = "A typical mistake is x.\n\n```{solution-end}\n```"
+    prose = runner.normalise(prose)
+    assert prose.cells[3].metadata["jupyter"] == {"source_hidden": True}
+    assert prose.cells[3].source.startswith("% ") and "A typical mistake" in prose.cells[3].source
+    assert "jupyter" not in prose.cells[1].metadata  # the start cell: jupyterlab-myst's closed dropdown
+    assert runner.normalise(prose).cells[3].source == prose.cells[3].source  # idempotent
     again = runner.normalise(nbformat.from_dict(json.loads(json.dumps(nb))))
     assert nbformat.writes(again) == nbformat.writes(nb)  # idempotent: --check stays clean
     student = _load("make_student_notebooks").studentise(nb)

@@ -145,7 +145,7 @@ def open_notebook(driver, server, name):
             return False
         return time.time() - state["since"] > 2.5 and "```{" not in text
 
-    wait_for(settled, 90, interval=0.5, what="the notebook to finish rendering")
+    wait_for(settled, 240, interval=0.5, what="the notebook to finish rendering")  # slow on a loaded machine
 
 
 def notebook_text(driver):

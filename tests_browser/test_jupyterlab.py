@@ -35,19 +35,21 @@ EXERCISE = re.compile(r"```\{exercise\}\s*(.+)")
 
 def _solution_phrases(nb):
     """Text a reader must not see before opening a solution: code lines and prose of solution cells."""
-    phrases = []
+    phrases, elsewhere = [], []
     inside = False  # code cells between {solution-start} and {solution-end} belong to the solution
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             inside = ("{solution-start}" in cell.source or inside) and "{solution-end}" not in cell.source
         if "solution" not in cell.metadata.get("tags", []) and not (inside and cell.cell_type == "code"):
+            elsewhere.append(cell.source)
             continue
         if cell.cell_type == "code":
             phrases += [line.strip() for line in cell.source.splitlines()[1:] if len(line.strip()) > 12]
         else:
             body = "\n".join(line for line in cell.source.splitlines() if not line.startswith(("```", ":")))
             phrases += [m.strip() for m in re.findall(r"[A-Za-z ,;']{25,}", body)][:3]
-    return phrases
+    rest = "\n".join(elsewhere)  # a line the chapter also shows outside the solution gives nothing away
+    return [p for p in phrases if p not in rest]
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +101,7 @@ def _check_as_opened(driver, nb, label):
     assert titles, "the chapter has no exercises to check"
     missing = [t for t in titles if t not in text]
     if missing:  # jupyterlab-myst renders asynchronously; on a loaded machine give it time
-        text = wait_for(lambda: (lambda t: t if all(x in t for x in titles) else None)(notebook_text(driver)), 60,
+        text = wait_for(lambda: (lambda t: t if all(x in t for x in titles) else None)(notebook_text(driver)), 180,
                         what=f"{label}: exercise titles {missing} to render")
     assert "{exercise}" not in text and "{solution" not in text, f"{label}: raw MyST directive shown"
     for phrase in _solution_phrases(nb):

@@ -58,6 +58,7 @@ HIDDEN = {"source_hidden": True, "outputs_hidden": True}
 
 BOOK_HIDDEN = {"remove-cell", "remove-input", "remove-output", "hide-cell", "hide-input", "hide-output"}
 SOLUTION_FIRST_LINE = "# Solution (collapsed when the notebook is opened)"
+SOLUTION_PROSE_FIRST_LINE = "% Solution, continued (collapsed when the notebook is opened)"
 
 
 def hide_solutions(nb):
@@ -73,8 +74,17 @@ def hide_solutions(nb):
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             if "{solution-start}" in cell.source:
-                inside = True
-            if "{solution-end}" in cell.source:
+                inside = True  # jupyterlab-myst shows this cell's own text in a closed dropdown
+                continue
+            # prose of the solution after its start cell (also text before the {solution-end} fence)
+            # is rendered openly by jupyterlab-myst: collapse the cell
+            ending = "{solution-end}" in cell.source
+            prose = re.sub(r"```\{solution-end\}\s*```", "", cell.source).strip()
+            if inside and prose:
+                cell.metadata["jupyter"] = {"source_hidden": True}
+                if not cell.source.startswith("%"):  # Lab previews the first line; a MyST comment renders nowhere
+                    cell.source = SOLUTION_PROSE_FIRST_LINE + "\n" + cell.source
+            if ending:
                 inside = False
             continue
         tags = set(cell.metadata.get("tags", []))
