@@ -1032,6 +1032,36 @@ def _snapshot(solver, iteration, pair):
 # --------------------------------------------------------------------------
 
 
+
+def _kernel_expansion(estimator, X):
+    """``sum_i dual_coef_i K(x, x_i) + b`` of a fitted dual estimator (DualSVC, DualSVR).
+
+    Shared by the classifier's ``decision_function`` and the regressor's ``predict``: the same
+    checks (fitted, feature names, shape; a precomputed ``K(X_test, X_train)``) and the same sum
+    over the support vectors.
+    """
+    name = type(estimator).__name__
+    check_is_fitted(estimator, "dual_coef_")
+    _check_feature_names(estimator, X, reset=False)
+    if estimator._precomputed():
+        K = check_inputs(X, name="X (the precomputed kernel K(X_test, X_train))")
+        n_train = estimator.shape_fit_[0]
+        if K.shape[1] != n_train:
+            raise ValueError(f"X has {K.shape[1]} features, but {name} is expecting {n_train} features "
+                             f"as input: with kernel='precomputed', X must be K(X_test, X_train) with "
+                             f"{n_train} columns (one per training point); got shape {K.shape}.")
+        K_sv = K[:, estimator.support_]
+    else:
+        X = check_inputs(X)
+        if X.shape[1] != estimator.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {name} is expecting "
+                             f"{estimator.n_features_in_} features as input; give inputs of the same dimension.")
+        if estimator.support_.size == 0:
+            return np.full(X.shape[0], estimator.intercept_[0])
+        K_sv = estimator._kernel()(X, estimator.support_vectors_)
+    return K_sv @ estimator.dual_coef_[0] + estimator.intercept_[0]
+
+
 class DualSVC(ClassifierMixin, BaseEstimator):
     """Support vector classifier trained in the dual by SMO.
 
@@ -1195,25 +1225,7 @@ class DualSVC(ClassifierMixin, BaseEstimator):
         -------
         ndarray (m,)
         """
-        check_is_fitted(self, "dual_coef_")
-        _check_feature_names(self, X, reset=False)
-        if self._precomputed():
-            K = check_inputs(X, name="X (the precomputed kernel K(X_test, X_train))")
-            n_train = self.shape_fit_[0]
-            if K.shape[1] != n_train:
-                raise ValueError(f"X has {K.shape[1]} features, but DualSVC is expecting {n_train} features "
-                                 f"as input: with kernel='precomputed', X must be K(X_test, X_train) with "
-                                 f"{n_train} columns (one per training point); got shape {K.shape}.")
-            K_sv = K[:, self.support_]
-        else:
-            X = check_inputs(X)
-            if X.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {X.shape[1]} features, but DualSVC is expecting "
-                                 f"{self.n_features_in_} features as input; give inputs of the same dimension.")
-            if self.support_.size == 0:
-                return np.full(X.shape[0], self.intercept_[0])
-            K_sv = self._kernel()(X, self.support_vectors_)
-        return K_sv @ self.dual_coef_[0] + self.intercept_[0]
+        return _kernel_expansion(self, X)
 
     def predict(self, X):
         """Class labels: ``classes_[1]`` where the decision value is positive, else ``classes_[0]``.

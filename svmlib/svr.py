@@ -47,6 +47,7 @@ from .dual import (
     _check_gram,
     _GramRows,
     _iterate,
+    _kernel_expansion,
     _pair_violation,
     _PairSMO,
     _warn_not_converged,
@@ -397,22 +398,4 @@ class DualSVR(RegressorMixin, BaseEstimator):
         -------
         ndarray (m,)
         """
-        check_is_fitted(self, "dual_coef_")
-        _check_feature_names(self, X, reset=False)
-        if self._precomputed():
-            K = check_inputs(X, name="X (the precomputed kernel K(X_test, X_train))")
-            n_train = self.shape_fit_[0]
-            if K.shape[1] != n_train:
-                raise ValueError(f"X has {K.shape[1]} features, but DualSVR is expecting {n_train} features "
-                                 f"as input: with kernel='precomputed', X must be K(X_test, X_train) with "
-                                 f"{n_train} columns (one per training point); got shape {K.shape}.")
-            K_sv = K[:, self.support_]
-        else:
-            X = check_inputs(X)
-            if X.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {X.shape[1]} features, but DualSVR is expecting "
-                                 f"{self.n_features_in_} features as input; give inputs of the same dimension.")
-            if self.support_.size == 0:
-                return np.full(X.shape[0], self.intercept_[0])
-            K_sv = self._kernel()(X, self.support_vectors_)
-        return K_sv @ self.dual_coef_[0] + self.intercept_[0]
+        return _kernel_expansion(self, X)
