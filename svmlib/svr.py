@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import _check_feature_names, _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import _check_feature_names, _check_sample_weight
 
 from ._threads import blas_single_thread
 from ._validation import check_C, check_inputs, check_positive, check_positive_int, check_regression_data
