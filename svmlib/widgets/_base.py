@@ -338,9 +338,12 @@ class StaticExplorer:
 
         self.default_png = render(explorer.state)
         indices = list(itertools.product(*(range(len(g)) for g in grids)))
-        # 0.1-0.3 s per frame: a grid of dozens takes seconds (the runner sets TQDM_DISABLE=1)
-        short = {"disable": True} if len(indices) < 10 else {}  # else TQDM_DISABLE decides (env)
-        for index in tqdm(indices, desc="precomputing the static figures", leave=False, **short):
+        # 0.1-0.3 s per frame: a grid of dozens takes seconds, so a reader who asks for the static
+        # form gets a bar. Never under the book's runner or with TQDM_DISABLE set: in a notebook
+        # tqdm.auto is tqdm.notebook, which ignores TQDM_DISABLE and would store its rate (it/s) in
+        # the notebook, so that a re-run never reproduces the file.
+        quiet = len(indices) < 10 or book_build() or os.environ.get("TQDM_DISABLE", "") not in ("", "0")
+        for index in tqdm(indices, desc="precomputing the static figures", leave=False, disable=quiet):
             values = dict(current, **{n: g[i] for n, g, i in zip(names, grids, index)})
             state = explorer.compute(**values)
             self.frames[index] = render(state)
