@@ -58,7 +58,11 @@ def lab(tmp_path_factory):
     home = tmp_path_factory.mktemp("lab-home")
     shutil.copy(NOTEBOOK, root / NOTEBOOK.name)
     trusted = root / f"trusted_{NOTEBOOK.name}"
-    shutil.copy(NOTEBOOK, trusted)
+    # `jupyter trust` records the notebook's content digest, not its path: the trusted copy must differ,
+    # or the untrusted one would be trusted too
+    copy = nbformat.read(NOTEBOOK, as_version=4)
+    copy.metadata["svmlib_test_copy"] = "trusted"
+    nbformat.write(copy, trusted)
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("student", ROOT / "tools" / "make_student_notebooks.py")
