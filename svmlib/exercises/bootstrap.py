@@ -85,7 +85,7 @@ def _field_case(case):
     kernel = RBF(l=length)
     X_train, y_train, X_new = X[n_new:], y[n_new:], X[:n_new]
     K = kernel(X_train)
-    solution = solve_replica(K, y_train, S_over_N, tol=1e-10)
+    solution = solve_replica(K, y_train, S_over_N, tol=1e-9)  # the map's round-off floor here is ~1e-10; the checker only needs a fixed point
     K_new, k_diag = kernel(X_new, X_train), kernel.diag(X_new)
     mean, var, _ = field_at_new_inputs(K, solution, K_new, k_diag)
     return K, K_new, k_diag, solution, mean, var
