@@ -14,8 +14,8 @@ notebook in ``book/`` (an ``{exercise}`` fence with a ``:label:``), the tests ch
   to record its calls; then each recorded call is repeated, and repeated with every number, array, string
   choice and returned value of a student function perturbed.
 
-Known failures caused by a chapter or by the student tool are marked ``xfail`` with the reason (see
-``KNOWN``) and reported in /tmp/coord/requests.md; they turn into XPASS once fixed.
+A known failure caused by a chapter or by the student tool is marked ``xfail`` with its reason in
+``KNOWN`` (empty today); it turns into XPASS once fixed.
 """
 
 from __future__ import annotations
@@ -42,15 +42,9 @@ CHECKER_CALL = re.compile(r"\b(check_\w+)\s*\(")
 # a checker call written in a markdown solution, e.g. `ex.check_single_alpha(np.sqrt(2 / (np.pi * 1.5)))`
 CALL_SPAN = re.compile(r"`([^`\n]*\bcheck_\w+\s*\([^`\n]*\))`")
 
-# (test, notebook stem) -> why it fails today and whose file it is. Each is requested in /tmp/coord/requests.md.
-_NO_RIGHT_ANSWER = ("the solution of {} is prose without a checker call holding the answer, so the checker cannot be "
-                    "tested on a right answer (chapter owner: add e.g. `{}` to the solution; requested 2026-11-23)")
+# (test, notebook stem) -> why it is expected to fail, with the reason written here (none today).
 KNOWN: dict[tuple[str, str], str] = {}
-# tools/make_student_notebooks.py blanks every cell of a gated solution on its own, so a prose + code + prose
-# solution shows the markdown placeholder twice (owner: the interactive session; requested 2026-11-23).
-for _stem in [p.stem for p in sorted(BOOK.glob("*.ipynb"))]:
-    KNOWN[("placeholders", _stem)] = ("the student tool writes one markdown placeholder per cell of a gated solution "
-                                      "(tools/make_student_notebooks.py, interactive session; requested)")
+
 
 
 def _tags(cell):

@@ -43,6 +43,7 @@ def studentise(nb):
             continue
         kept.append(cell)
     nb.cells = kept
+    gated = False  # inside a {solution-start} ... {solution-end} block whose placeholder is already written
     for cell in nb.cells:
         tags = cell.metadata.get("tags", [])
         if SOLUTION_TAG in tags:
@@ -50,7 +51,11 @@ def studentise(nb):
             if cell.cell_type == "code":
                 cell.source = CODE_PLACEHOLDER
             else:
-                cell.source = MARKDOWN_PLACEHOLDER
+                starts, ends = "{solution-start}" in cell.source, "{solution-end}" in cell.source
+                # one placeholder per solution: the prose between and after a gated solution's code cells
+                # (and its closing cell) become empty cells rather than a second and third placeholder
+                cell.source = "" if gated and not starts else MARKDOWN_PLACEHOLDER
+                gated = (starts or gated) and not ends
             cell.metadata["tags"] = [t for t in tags if t != SOLUTION_TAG] + ["student-answer"]
         if cell.cell_type == "code":
             cell.outputs = []
