@@ -152,7 +152,7 @@ def test_trusted_chapter_static_slider_moves_the_figure_without_a_kernel(lab):
     open_notebook(driver, server, f"trusted_{NOTEBOOK.name}")
     _check_as_opened(driver, nb, "trusted chapter")
     index = _explorer_cells(nb)[0]
-    handle = wait_for(lambda: _selection_handle(driver, index), 60, what="the restored static slider")
+    handle = wait_for(lambda: _selection_handle(driver, index), 150, what="the restored static slider")  # a first Lab start on a fresh clone is slow
     before = _visible_images(driver, index)
     assert len(before) == 1, f"static explorer should show one frame, shows {len(before)}"
     _move(driver, handle)
