@@ -44,6 +44,7 @@ pytest: $(STAMP)
 
 check-notebooks: $(STAMP)
 	$(PY) tools/notebook_setup.py --check
+	$(PY) book/_ext/lab_references.py --check
 	$(PY) tools/run_notebooks.py --check
 
 nbval: $(STAMP)
@@ -58,7 +59,8 @@ student: $(STAMP)
 	$(PY) tools/make_student_notebooks.py --out student
 
 ## make browser-check: the built book (static sliders, 390 px, search, no console errors) and a chapter in a real
-## JupyterLab on 127.0.0.1 (opened untrusted/trusted, Run All, student copy); headless Chromium, no network
+## JupyterLab on 127.0.0.1 (opened untrusted/trusted, Run All, student copy; every chapter's citations and
+## cross-references read without a warning marker); headless Chromium, no network
 browser-check: $(STAMP)
 	$(PY) -m pytest -q tests_browser
 

@@ -20,12 +20,15 @@ from __future__ import annotations
 import io
 import json
 import re
+import sys
 import tokenize
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from lab_references import to_sphinx  # noqa: E402  (the chapters' JupyterLab forms of references)
 CHAPTERS = sorted(p for p in (ROOT / "book").glob("*.ipynb") if p.stem[0].isdigit() or p.stem.startswith("appendix"))
 
 # ---------------------------------------------------------------------------------------------
@@ -53,8 +56,11 @@ _NUMBER = re.compile(r"(?<![A-Za-z_\\\d.])\d{1,3}(?:,\d{3})+(?![\d,])(?:\.\d+)?|
 
 
 def _prose(markdown):
-    """The markdown with non-prose parts blanked out (fence titles of exercises kept)."""
-    text = _TIME_ESTIMATE.sub(" ", markdown)
+    """The markdown with non-prose parts blanked out (fence titles of exercises kept).
+
+    A reference's JupyterLab form ("[Fig. 1.1](#fig-margin-scan)", a citation's abbr) is read as the role
+    the book builds from: its number comes from Sphinx, not from the prose."""
+    text = _TIME_ESTIMATE.sub(" ", to_sphinx(markdown))
     for fence_title in re.findall(r"^```+\s*\{(?:exercise|prf:\w+|admonition|note|tip|warning)\}([^\n]*)$", text, re.M):
         text += "\n" + fence_title
     for pattern in _NOT_PROSE:

@@ -1,0 +1,441 @@
+"""Citations and cross-references that read in JupyterLab as well as in the book.
+
+jupyterlab-myst renders a chapter's MyST in JupyterLab, but it sees one notebook at a time and no
+bibliography: a ``{cite:t}`key``` shows the bare key with a warning icon, a ``{numref}`` to a figure
+(a figure here is a code cell's metadata) or to another chapter shows a warning or "Chapter %s", and an
+``{eq}`` to an equation of another chapter shows its label. So the chapters store those references in a
+**Lab form** that JupyterLab renders as plain, readable text, and this Sphinx extension turns each Lab
+form back into the role the book has always used, before myst-nb parses the notebook:
+
+============================================================  ===========================================
+Lab form (what the notebook stores; JupyterLab shows)          role the book builds from
+============================================================  ===========================================
+``{abbr}`Sollich (2002) (Peter Sollich. Bayesian ...)```        ``{cite:t}`sollich2002bayesian```
+``({abbr}`Sollich, 2000 (...)`; {abbr}`Sollich, 2002 (...)`)``  ``{cite:p}`sollich1999probabilistic,...```
+``[(3.5)](03_duality_smo.ipynb#dual-objective)``               ``{eq}`dual-objective```
+``[Chapter 3](03_duality_smo.ipynb#ch-duality)``               ``{numref}`Chapter %s <ch-duality>```
+``[Fig. 1.1](#fig-margin-scan)``                               ``{numref}`Fig. %s <fig-margin-scan>```
+``[Exercise 6.2](05_gp_prior.ipynb#ex-gp-prior-2)``            ``{numref}`Exercise %s <ex-gp-prior-2>```
+============================================================  ===========================================
+
+An ``{abbr}`` shows the short citation in JupyterLab and the full reference (as the book's bibliography
+formats it) when the pointer rests on it. References JupyterLab resolves by itself (an equation or a
+section of the same notebook, a ``{ref}`` with its own text) stay roles.
+
+The numbers in a Lab form are literal, so the build checks them: after Sphinx has numbered everything,
+each Lab form's text must equal what the book prints for that reference, or the build warns (an error
+under ``-W``) and names the fix. ``python book/_ext/lab_references.py --fix`` rewrites every chapter into
+Lab form (roles too) from ``references.bib`` and the numbers of the last HTML build; ``--check`` (run by
+``make test``) fails if a chapter holds a role JupyterLab cannot render or a stale Lab form.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import re
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BOOK = ROOT / "book"
+BIBFILE = ROOT / "references.bib"
+HTML = ROOT / "_build" / "html" / "book"
+
+# ---------------------------------------------------------------------------------------------
+# The bibliography: short (author-year) and full forms of each entry
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reference:
+    key: str
+    narrative: str      # Sollich (2002)
+    parenthetical: str  # Sollich, 2002
+    full: str           # the bibliography's text of the entry, without round brackets
+
+
+def _latex_to_text(text):
+    from pybtex.richtext import Text
+
+    return Text.from_latex(text).render_as("text")
+
+
+def _names(entry):
+    persons = entry.persons.get("author") or entry.persons.get("editor") or []
+    last = [_latex_to_text(" ".join(p.prelast_names + p.last_names)) for p in persons]
+    if not last:
+        return _latex_to_text(entry.fields.get("title", entry.key))
+    if len(last) == 1:
+        return last[0]
+    if len(last) == 2:
+        return f"{last[0]} and {last[1]}"
+    return f"{last[0]} et al."
+
+
+@lru_cache(maxsize=4)
+def bibliography(bibfile=BIBFILE):
+    """``{key: Reference}`` for every entry of ``bibfile``, formatted as sphinxcontrib-bibtex does."""
+    from pybtex.database import parse_file
+    from pybtex.plugin import find_plugin
+
+    data = parse_file(str(bibfile))
+    style = find_plugin("pybtex.style.formatting", "alpha")()  # sphinxcontrib-bibtex's default style
+    full = {e.key: e.text.render_as("text") for e in style.format_entries(data.entries.values())}
+    refs = {}
+    for key, entry in data.entries.items():
+        names, year = _names(entry), entry.fields.get("year", "n.d.")
+        # MyST's abbr role ends at the last "(...)": the explanation itself may hold no round brackets
+        text = full[key].replace("(", "[").replace(")", "]").replace("`", "'")
+        refs[key] = Reference(key, f"{names} ({year})", f"{names}, {year}", text)
+    return refs
+
+
+# ---------------------------------------------------------------------------------------------
+# Lab form -> role (the book's side; also used by the checks)
+# ---------------------------------------------------------------------------------------------
+_ABBR = r"\{abbr\}`(?P<short%s>[^`]*?) \((?P<full%s>[^`()]*)\)`"
+CITE_T = re.compile(_ABBR % ("", ""))
+CITE_P_GROUP = re.compile(r"\((?P<items>%s(?:; %s)*)\)" % (_ABBR % ("", ""), _ABBR % ("2", "2")))
+NUMBERED = ("Chapter", "Fig.", "Figure", "Exercise", "Table", "Section", "Theorem", "Definition", "Lemma",
+            "Proposition", "Algorithm", "Example", "Appendix")
+LINK = re.compile(r"\[(?P<text>(?:%s) [A-Z0-9][\w.]*|\([A-Z0-9][\w.]*\))\]"
+                  r"\((?P<file>[\w.-]*?\.ipynb)?#(?P<label>[A-Za-z][\w-]*)\)" % "|".join(re.escape(p) for p in NUMBERED))
+
+
+_YEAR = r"(?:\d{4}[a-z]?|n\.d\.)"
+SHORT_T = re.compile(r"^.+ \(%s\)$" % _YEAR)   # Sollich (2002): an abbr that reads like this is a citation
+SHORT_P = re.compile(r"^.+, %s$" % _YEAR)        # Sollich, 2002
+
+
+class LabFormError(ValueError):
+    """A Lab form that names no bibliography entry, or a role that has no Lab form."""
+
+
+def _key_of(short, full, refs, kind):
+    for ref in refs.values():
+        if ref.full == full:
+            expected = ref.narrative if kind == "t" else ref.parenthetical
+            if short != expected:
+                raise LabFormError(f"citation of {ref.key} reads {short!r}; references.bib gives {expected!r}")
+            return ref.key
+    raise LabFormError(f"no entry of references.bib is {full!r} (cited as {short!r})")
+
+
+def to_sphinx(markdown, refs=None, expected=None, errors=None):
+    """The book's roles for the Lab forms in ``markdown``.
+
+    ``expected`` (a list), if given, receives ``(label, text, kind)`` for every numbered Lab form, so the
+    build can compare each literal number with the book's. A Lab form that names no bibliography entry
+    raises :class:`LabFormError`, or, if an ``errors`` list is given, is appended to it and left as it is.
+    """
+    refs = bibliography() if refs is None else refs
+
+    def tolerant(convert):
+        def replace(match):
+            try:
+                return convert(match)
+            except LabFormError as err:
+                if errors is None:
+                    raise
+                errors.append(str(err))
+                return match.group(0)
+        return replace
+
+    @tolerant
+    def parenthetical(match):
+        items = re.findall(_ABBR % ("", ""), match.group("items"))
+        if not all(SHORT_P.match(short) for short, _ in items):
+            return match.group(0)  # a parenthesis of plain abbreviations
+        return "{cite:p}`%s`" % ",".join(_key_of(short, full, refs, "p") for short, full in items)
+
+    @tolerant
+    def narrative(match):
+        if not SHORT_T.match(match.group("short")):
+            return match.group(0)  # a plain abbreviation, {abbr}`SMO (sequential minimal optimisation)`
+        return "{cite:t}`%s`" % _key_of(match.group("short"), match.group("full"), refs, "t")
+
+    def link(match):
+        text, label = match.group("text"), match.group("label")
+        if expected is not None:
+            expected.append((label, text, "eq" if text.startswith("(") else "numref"))
+        if text.startswith("("):
+            return "{eq}`%s`" % label
+        return "{numref}`%s %%s <%s>`" % (text.rsplit(" ", 1)[0], label)
+
+    markdown = CITE_P_GROUP.sub(parenthetical, markdown)
+    markdown = CITE_T.sub(narrative, markdown)
+    return LINK.sub(link, markdown)
+
+
+# ---------------------------------------------------------------------------------------------
+# Role -> Lab form (the fixer)
+# ---------------------------------------------------------------------------------------------
+ROLE = re.compile(r"\{(?P<role>cite:t|cite:p|cite|numref|eq|ref|doc)\}`(?P<body>[^`]*)`")
+_TITLED = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
+
+
+def _cell_source(cell):
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def local_labels(notebook):
+    """Labels JupyterLab resolves inside ``notebook``: targets, directive labels and equation labels."""
+    labels = set()
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        text = _cell_source(cell)
+        labels |= set(re.findall(r"^\(([\w-]+)\)=\s*$", text, re.M))
+        labels |= set(re.findall(r"^:label:\s*([\w-]+)", text, re.M))
+        labels |= set(re.findall(r"\$\$\s*\(([\w-]+)\)", text))
+    return labels
+
+
+@dataclass
+class Numbers:
+    """What the book prints for each reference, read from the HTML build."""
+
+    texts: dict   # (fragment, kind) -> set of texts; kind is "numref", "ref" or "eq"
+    pages: dict   # fragment -> docname of the page that holds it
+    titles: dict  # docname -> title
+
+    def text(self, label, kind, prefix=None):
+        fragment = f"equation-{label}" if kind == "eq" else label
+        found = sorted(self.texts.get((fragment, kind), ()))
+        if prefix:
+            found = [t for t in found if t.startswith(prefix + " ")]
+        if len(found) != 1:
+            raise LabFormError(f"the HTML build has {found or 'no text'} for a {kind} to {label!r}: "
+                               "build the book (make book) before --fix")
+        return found[0]
+
+    def file_of(self, label, kind, here):
+        fragment = f"equation-{label}" if kind == "eq" else label
+        page = self.pages.get(fragment)
+        if page is None:
+            raise LabFormError(f"the HTML build has no target {fragment!r}")
+        return "" if page == here else f"{page}.ipynb"
+
+
+_ANCHOR = re.compile(r'<a class="reference internal" href="(?P<href>[^"]*)"[^>]*>(?P<body>.*?)</a>', re.S)
+
+
+def read_numbers(html_dir=HTML):
+    texts, pages, titles = {}, {}, {}
+    for page in sorted(Path(html_dir).glob("*.html")):
+        source = page.read_text(encoding="utf-8")
+        for target in re.findall(r'\bid="([^"]+)"', source):
+            pages.setdefault(target, page.stem)
+        for match in _ANCHOR.finditer(source):
+            href, body = match.group("href"), match.group("body")
+            if "#" not in href or "/" in href.split("#")[0]:
+                continue
+            fragment = href.split("#", 1)[1]
+            kind = "numref" if "std-numref" in body else "ref" if "std-ref" in body else (
+                "eq" if fragment.startswith("equation-") else None)
+            if kind:
+                text = html.unescape(re.sub(r"<[^>]+>", "", body)).strip()
+                texts.setdefault((fragment, kind), set()).add(re.sub(r"\s+", " ", text))
+    for notebook in chapters():  # a {doc} shows the document's first heading
+        for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+            heading = re.search(r"^# (.+)$", _cell_source(cell), re.M) if cell["cell_type"] == "markdown" else None
+            if heading:
+                titles[notebook.stem] = heading.group(1).strip()
+                break
+    return Numbers(texts, pages, titles)
+
+
+def to_lab(markdown, here, labels, numbers=None, refs=None):
+    """``markdown`` with every role JupyterLab cannot render replaced by its Lab form.
+
+    ``here`` is the notebook's docname, ``labels`` what it defines itself (:func:`local_labels`),
+    ``numbers`` the book's texts (:func:`read_numbers`), needed only when a numbered role is present.
+    """
+    refs = bibliography() if refs is None else refs
+
+    def cite(keys, kind):
+        missing = [k for k in keys if k not in refs]
+        if missing:
+            raise LabFormError(f"{here}: {missing} not in references.bib")
+        if kind == "t":
+            if len(keys) != 1:
+                raise LabFormError(f"{here}: a narrative citation names one entry: {keys}")
+            ref = refs[keys[0]]
+            return "{abbr}`%s (%s)`" % (ref.narrative, ref.full)
+        return "(" + "; ".join("{abbr}`%s (%s)`" % (refs[k].parenthetical, refs[k].full) for k in keys) + ")"
+
+    def replace(match):
+        role, body = match.group("role"), match.group("body")
+        if role.startswith("cite"):
+            keys = [k.strip() for k in body.split(",")]
+            if any("{" in k for k in keys):
+                raise LabFormError(f"{here}: citation prefixes/suffixes have no Lab form: {body}")
+            return cite(keys, "t" if role == "cite:t" else "p")
+        titled = _TITLED.match(body)
+        text, label = (titled.group("text"), titled.group("target")) if titled else ("", body)
+        if role == "doc":
+            title = text or (numbers.titles.get(label) if numbers else None)
+            if not title:
+                raise LabFormError(f"{here}: no title for {{doc}}`{body}`: build the book before --fix")
+            return "[%s](%s.ipynb)" % (title, label)
+        if role in ("eq", "ref") and (label in labels or (role == "ref" and text)):
+            return match.group(0)  # JupyterLab resolves it (same notebook) or shows its own text
+        if numbers is None:
+            raise LabFormError(f"{here}: {match.group(0)} needs the book's numbers: build the book first")
+        if role == "ref":
+            kind = "numref" if (label, "numref") in {(f, k) for f, k in numbers.texts} else "ref"
+            if kind == "ref":
+                return "{ref}`%s <%s>`" % (numbers.text(label, "ref"), label)
+            role = "numref"
+        prefix = text.split("%s")[0].strip() if "%s" in text else None
+        shown = numbers.text(label, "eq" if role == "eq" else "numref", prefix)
+        return "[%s](%s#%s)" % (shown, numbers.file_of(label, "eq" if role == "eq" else "numref", here), label)
+
+    return ROLE.sub(replace, markdown)
+
+
+def unrenderable_roles(markdown, labels):
+    """Roles in ``markdown`` that JupyterLab cannot render (what ``--check`` reports)."""
+    bad = []
+    for match in ROLE.finditer(markdown):
+        role, body = match.group("role"), match.group("body")
+        titled = _TITLED.match(body)
+        label = titled.group("target") if titled else body
+        if role in ("eq", "ref") and (label in labels or (role == "ref" and titled)):
+            continue
+        bad.append(match.group(0))
+    return bad
+
+
+# ---------------------------------------------------------------------------------------------
+# Notebooks
+# ---------------------------------------------------------------------------------------------
+def chapters():
+    return sorted(BOOK.glob("*.ipynb"))
+
+
+def fix_notebook(path, numbers, refs=None):
+    """Rewrite ``path`` into Lab form (cell sources only); True if it changed."""
+    raw = Path(path).read_text(encoding="utf-8")
+    notebook = json.loads(raw)
+    labels = local_labels(notebook)
+    here = Path(path).stem
+    changed = False
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        old = _cell_source(cell)
+        # refresh stale Lab forms too: back to roles, then forward with today's numbers
+        new = to_lab(to_sphinx(old, refs), here, labels, numbers, refs)
+        if new != old:
+            lines = new.splitlines(keepends=True)
+            cell["source"] = lines if isinstance(cell["source"], list) else new
+            changed = True
+    if changed:
+        Path(path).write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return changed
+
+
+def check_notebook(path, refs=None):
+    """Problems of ``path``: roles JupyterLab cannot render, Lab forms that name no bibliography entry."""
+    notebook = json.loads(Path(path).read_text(encoding="utf-8"))
+    labels = local_labels(notebook)
+    problems = []
+    for index, cell in enumerate(notebook["cells"]):
+        if cell["cell_type"] != "markdown":
+            continue
+        text = _cell_source(cell)
+        try:
+            to_sphinx(text, refs)
+        except LabFormError as err:
+            problems.append(f"{path.name} cell {index}: {err}")
+        for role in unrenderable_roles(text, labels):
+            problems.append(f"{path.name} cell {index}: {role} shows as a warning in JupyterLab")
+    return problems
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--check", action="store_true", help="fail if a chapter is not in Lab form")
+    group.add_argument("--fix", action="store_true", help="rewrite the chapters into Lab form")
+    args = parser.parse_args(argv)
+    if args.fix:
+        numbers = read_numbers() if HTML.is_dir() else None
+        for path in chapters():
+            if fix_notebook(path, numbers):
+                print(f"rewrote {path.relative_to(ROOT)}")
+        return 0
+    problems = [p for path in chapters() for p in check_notebook(path)]
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"{len(problems)} reference(s) JupyterLab cannot render: python book/_ext/lab_references.py --fix "
+              "(after make book) writes their Lab form")
+        return 1
+    print(f"lab references: {len(chapters())} chapters, every citation and cross-reference readable in JupyterLab")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Sphinx
+# ---------------------------------------------------------------------------------------------
+def _source_read(app, docname, source):
+    if not str(app.env.doc2path(docname)).endswith(".ipynb"):
+        return
+    notebook = json.loads(source[0])
+    expected = []
+    errors = []
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "markdown":
+            cell["source"] = to_sphinx(_cell_source(cell), expected=expected, errors=errors)
+    if errors:
+        from sphinx.util import logging
+
+        for err in errors:
+            logging.getLogger(__name__).warning(f"{err} (python book/_ext/lab_references.py --fix)",
+                                                location=docname)
+    app.env.lab_reference_texts = getattr(app.env, "lab_reference_texts", {})
+    app.env.lab_reference_texts[docname] = expected
+    source[0] = json.dumps(notebook, ensure_ascii=False)
+
+
+def _check_numbers(app, doctree, docname):
+    """Each Lab form's literal text equals what the book prints for the same reference."""
+    from docutils import nodes
+    from sphinx.util import logging
+
+    wanted = getattr(app.env, "lab_reference_texts", {}).get(docname)
+    if not wanted or app.builder.format != "html":
+        return
+    shown = {}
+    for node in doctree.findall(nodes.reference):
+        target = node.get("refuri", "") or "#" + node.get("refid", "")
+        if "#" in target:
+            shown.setdefault(target.split("#", 1)[1], set()).add(node.astext().strip())
+    for label, text, kind in wanted:
+        fragment = f"equation-{label}" if kind == "eq" else label
+        if text not in shown.get(fragment, set()):
+            logging.getLogger(__name__).warning(
+                f"JupyterLab reads {text!r} for {label!r}, the book prints {sorted(shown.get(fragment, []))}: "
+                "run python book/_ext/lab_references.py --fix", location=docname)
+
+
+def _merge(app, env, docnames, other):
+    env.lab_reference_texts = getattr(env, "lab_reference_texts", {})
+    env.lab_reference_texts.update(getattr(other, "lab_reference_texts", {}))
+
+
+def setup(app):
+    app.connect("source-read", _source_read)
+    app.connect("doctree-resolved", _check_numbers)
+    app.connect("env-merge-info", _merge)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

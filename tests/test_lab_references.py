@@ -1,0 +1,145 @@
+"""The chapters' JupyterLab forms of citations and cross-references (book/_ext/lab_references.py).
+
+The book builds from roles; the notebooks store forms jupyterlab-myst renders as text. These tests pin
+both directions and the checks that keep the literal numbers honest (the build compares each number
+with Sphinx's, see the extension).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import lab_references as lr  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def refs():
+    return lr.bibliography()
+
+
+def test_every_chapter_is_in_lab_form():
+    problems = [p for path in lr.chapters() for p in lr.check_notebook(path)]
+    assert not problems, "\n".join(problems)
+
+
+def test_short_forms_follow_the_author_count(refs):
+    assert refs["sollich2002bayesian"].narrative == "Sollich (2002)"
+    assert refs["rasmussen2006gaussian"].parenthetical == "Rasmussen and Williams, 2006"
+    assert refs["dembo1982inexact"].narrative == "Dembo et al. (1982)"
+    assert refs["scholkopf2002learning"].narrative.startswith("Schölkopf")  # LaTeX accents decoded
+
+
+def test_full_reference_has_no_round_brackets(refs):
+    """MyST's abbr role takes the last "(...)" as the explanation: one inside would cut it short."""
+    for ref in refs.values():
+        assert "(" not in ref.full and ")" not in ref.full and "`" not in ref.full, ref.key
+
+
+def test_citations_round_trip(refs):
+    text = ("{cite:t}`sollich2002bayesian` shows it ({cite:p}`suykens1999least,mesquita2021lssvr` agree); "
+            "so does {cite:p}`neal2001annealed`.")
+    lab = lr.to_lab(text, "x", set(), None, refs)
+    assert "{cite" not in lab and lab.count("{abbr}") == 4
+    assert lab.startswith("{abbr}`Sollich (2002) (Peter Sollich. Bayesian methods")
+    assert "({abbr}`Suykens and Vandewalle, 1999 (" in lab
+    assert lr.to_sphinx(lab, refs) == text
+
+
+def test_numbered_lab_forms_become_roles_and_report_their_text():
+    expected = []
+    text = ("see [(3.4)](03_duality_smo.ipynb#smo-stationarity), [Chapter 7](06_evidence.ipynb#ch-evidence), "
+            "[Fig. 1.1](#fig-margin-scan) and [Exercise 6.2](05_gp_prior.ipynb#ex-gp-prior-2); "
+            "[a plain link](https://example.org#x) and [Chapter 2 notes](notes.md) stay links")
+    out = lr.to_sphinx(text, expected=expected)
+    assert out == ("see {eq}`smo-stationarity`, {numref}`Chapter %s <ch-evidence>`, {numref}`Fig. %s <fig-margin-scan>` "
+                   "and {numref}`Exercise %s <ex-gp-prior-2>`; "
+                   "[a plain link](https://example.org#x) and [Chapter 2 notes](notes.md) stay links")
+    assert expected == [("smo-stationarity", "(3.4)", "eq"), ("ch-evidence", "Chapter 7", "numref"),
+                        ("fig-margin-scan", "Fig. 1.1", "numref"), ("ex-gp-prior-2", "Exercise 6.2", "numref")]
+
+
+def test_a_stale_or_unknown_citation_is_an_error(refs):
+    good = lr.to_lab("{cite:t}`sollich2002bayesian`", "x", set(), None, refs)
+    with pytest.raises(lr.LabFormError, match="references.bib gives 'Sollich \\(2002\\)'"):
+        lr.to_sphinx(good.replace("Sollich (2002) (", "Solich (2002) ("), refs)
+    with pytest.raises(lr.LabFormError, match="no entry of references.bib"):
+        lr.to_sphinx("{abbr}`Nobody (1999) (Nobody. A paper that does not exist, 1999.)`", refs)
+    errors = []
+    assert lr.to_sphinx("{abbr}`Nobody (1999) (Nobody. Nothing, 1999.)`", refs, errors=errors).startswith("{abbr}")
+    assert errors and "no entry" in errors[0]
+    with pytest.raises(lr.LabFormError, match="not in references.bib"):
+        lr.to_lab("{cite:p}`nosuchkey2000`", "x", set(), None, refs)
+
+
+def test_a_plain_abbreviation_is_left_alone(refs):
+    text = "{abbr}`SMO (sequential minimal optimisation)`"
+    assert lr.to_sphinx(text, refs) == text  # "SMO" is not a citation's short form: no error, no change
+
+
+def test_roles_jupyterlab_resolves_stay_roles():
+    labels = {"dual-objective", "sec-here"}
+    text = "{eq}`dual-objective`, {ref}`sec-here`, {ref}`the notation <appendix-notation>`"
+    assert lr.unrenderable_roles(text, labels) == []
+    assert lr.to_lab(text, "x", labels, None) == text
+    assert lr.unrenderable_roles("{eq}`elsewhere` {numref}`fig-a` {cite:t}`k`", labels) == [
+        "{eq}`elsewhere`", "{numref}`fig-a`", "{cite:t}`k`"]
+
+
+def test_local_labels_are_what_the_notebook_defines():
+    notebook = {"cells": [{"cell_type": "markdown", "source": "(ch-x)=\n# T\n\n$$ a $$ (eq-a)\n"},
+                          {"cell_type": "markdown", "source": ["```{exercise} t\n", ":label: ex-x-1\n", "```"]},
+                          {"cell_type": "code", "source": "(not-a-label)=\n"}]}
+    assert lr.local_labels(notebook) == {"ch-x", "eq-a", "ex-x-1"}
+
+
+def test_numbers_from_an_html_build(tmp_path):
+    (tmp_path / "a.html").write_text(
+        '<section id="ch-a"><h1>A</h1><div id="equation-e1"></div>'
+        '<a class="reference internal" href="#equation-e1">(1.1)</a>'
+        '<a class="reference internal" href="b.html#fig-b"><span class="std std-numref">Fig. 2.1</span></a>'
+        '<a class="reference internal" href="b.html#sec-b"><span class="std std-ref">A section</span></a></section>')
+    (tmp_path / "b.html").write_text('<figure id="fig-b"></figure><section id="sec-b"></section>')
+    numbers = lr.read_numbers(tmp_path)
+    assert numbers.text("e1", "eq") == "(1.1)" and numbers.text("fig-b", "numref") == "Fig. 2.1"
+    assert numbers.file_of("fig-b", "numref", "a") == "b.ipynb" and numbers.file_of("e1", "eq", "a") == ""
+    out = lr.to_lab("{eq}`e1` {numref}`fig-b` {ref}`sec-b`", "a", set(), numbers)
+    assert out == "[(1.1)](#e1) [Fig. 2.1](b.ipynb#fig-b) {ref}`A section <sec-b>`"
+    with pytest.raises(lr.LabFormError, match="build the book"):
+        numbers.text("nowhere", "numref")
+
+
+def test_fix_is_idempotent_on_the_stored_chapters(tmp_path):
+    """--fix on a chapter already in Lab form changes nothing (it needs no HTML build to see that)."""
+    chapter = ROOT / "book" / "05_gp_prior.ipynb"
+    copy = tmp_path / chapter.name
+    copy.write_text(chapter.read_text(encoding="utf-8"), encoding="utf-8")
+    notebook = json.loads(copy.read_text(encoding="utf-8"))
+    lab_text = [c["source"] for c in notebook["cells"]]
+    numbers = lr.Numbers({}, {}, {})
+    # every stored Lab form maps back to a role and forward again without asking for numbers it lacks
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "markdown":
+            source = lr._cell_source(cell)
+            expected = []
+            lr.to_sphinx(source, expected=expected)
+            numbers.texts.update({((f"equation-{lab}" if k == "eq" else lab), k): {t} for lab, t, k in expected})
+    numbers.pages.update({frag: "05_gp_prior" for frag, _ in numbers.texts})
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "markdown":
+            source = lr._cell_source(cell)
+            again = lr.to_lab(lr.to_sphinx(source), "05_gp_prior", lr.local_labels(notebook), numbers)
+            # the pages map here says every target is local, so compare with file names dropped
+            assert again.replace("(#", "(X#") == _drop_files(source)
+    assert [c["source"] for c in notebook["cells"]] == lab_text
+
+
+def _drop_files(text):
+    import re
+
+    return re.sub(r"\]\([\w.-]+\.ipynb#", "](X#", text).replace("(#", "(X#")
