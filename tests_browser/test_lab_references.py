@@ -58,6 +58,9 @@ def test_chapter_reads_cleanly_in_jupyterlab(lab, chapter):
         ".map(e => [e.textContent, e.getAttribute('aria-label') || '']);")
     if chapter.startswith(("0", "appendix")) and chapter != "00_preface.ipynb":
         assert citations, f"{chapter}: no citation rendered"
+    plain = text.replace("\u2019", "'").replace("\u201c", '"').replace("\u201d", '"')  # MyST's typographic quotes
+    for caption in _captions(ROOT / "book" / chapter):  # figure captions (JupyterLab forms) are shown
+        assert caption in plain, f"{chapter}: figure caption {caption!r} not shown"
     for short, full in citations:
         assert len(full) > len(short) + 10, f"{chapter}: citation {short!r} has no full reference ({full!r})"
     if chapter == "05_gp_prior.ipynb":  # the full reference shows on hover
@@ -71,7 +74,25 @@ def test_chapter_reads_cleanly_in_jupyterlab(lab, chapter):
         SHOTS.mkdir(parents=True, exist_ok=True)
         driver.save_screenshot(str(SHOTS / "lab_citations.png"))
         assert citations[0][1].split(".")[0] in notebook_text(driver) + driver.find_element(By.TAG_NAME, "body").text
+    if chapter == "06_evidence.ipynb":  # a figure with its caption under it
+        driver.execute_script(
+            f"[...document.querySelectorAll('{PANEL} .jp-MarkdownCell')].find(c => c.textContent.includes('Fig. 7.1'))"
+            ".scrollIntoView({block: 'end'})")
+        time.sleep(0.5)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(SHOTS / "lab_figure_caption.png"))
     _shut_down_kernels(server)  # twelve idle kernels would slow the machine down
+
+
+def _captions(path):
+    """The first words of each figure's caption as stored for JupyterLab (plain text, before any math)."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    words = []
+    for cell in notebook["cells"]:
+        if cell["metadata"].get("svmlib", {}).get("lab_caption"):
+            source = "".join(cell["source"])
+            words.append(source.split("** ", 1)[1].split("$")[0].split("{")[0].split("[")[0].strip()[:40])
+    return [w for w in words if len(w) > 8]
 
 
 def _shut_down_kernels(server):

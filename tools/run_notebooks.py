@@ -14,6 +14,8 @@ re-run give byte-identical files this script
   (uuid4) to ids numbered in order of first appearance, so the embedded widget
   state (which the built book renders offline) is reproducible;
 * merges consecutive stream outputs (how the kernel chunks stdout is timing-dependent);
+* writes each glued number into the markdown that shows it (JupyterLab cannot read glue roles;
+  book/_ext/lab_references.py turns the form back into the role for the book);
 * writes with nbformat (sorted keys).
 
 It also sets ``SVMLIB_BOOK_BUILD=1``, so every displayed ``svmlib.widgets.Explorer``
@@ -47,6 +49,8 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from lab_references import GLUE, refresh_glue_values  # noqa: E402  (glued numbers readable in JupyterLab)
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 MODEL_ID = re.compile(r"[0-9a-f]{32}")
 IGNORE_TAG = "nbval-ignore-output"
@@ -138,6 +142,7 @@ def normalise(nb):
         for out in cell.outputs:
             out.get("metadata", {}).pop("execution", None)
         cell.outputs = _merge_streams(cell.outputs)
+    refresh_glue_values(nb)  # the glued numbers, written into the markdown for JupyterLab
     return _canonical_widget_ids(hide_solutions(nb))
 
 
@@ -159,11 +164,16 @@ def execute(path, timeout=600):
 
 
 def _comparable(nb):
-    """The notebook as JSON text, outputs of ignore-tagged cells removed."""
+    """The notebook as JSON text, outputs of ignore-tagged cells removed.
+
+    The glued numbers written into the markdown are compared through the outputs that glue them (a
+    wall-clock timing is glued by an ignore-tagged cell and changes on every run)."""
     nb = copy.deepcopy(nb)
     for cell in nb.cells:
         if cell.cell_type == "code" and IGNORE_TAG in cell.metadata.get("tags", []):
             cell.outputs = []
+        if cell.cell_type == "markdown":
+            cell.source = GLUE.sub(lambda m: "{glued %s}" % m.group("key"), cell.source)
     return nbformat.writes(nb)
 
 

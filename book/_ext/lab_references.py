@@ -111,6 +111,10 @@ SHORT_T = re.compile(r"^.+ \(%s\)$" % _YEAR)   # Sollich (2002): an abbr that re
 SHORT_P = re.compile(r"^.+, %s$" % _YEAR)        # Sollich, 2002
 
 
+GLUE = re.compile(r"\{abbr\}`(?P<value>[^`()]*?) \(computed in this notebook: (?P<key>[^,()`\s]+)"
+                  r"(?:, format (?P<fmt>[^()`\s]+))?\)`")
+
+
 class LabFormError(ValueError):
     """A Lab form that names no bibliography entry, or a role that has no Lab form."""
 
@@ -166,6 +170,8 @@ def to_sphinx(markdown, refs=None, expected=None, errors=None):
             return "{eq}`%s`" % label
         return "{numref}`%s %%s <%s>`" % (text.rsplit(" ", 1)[0], label)
 
+    markdown = GLUE.sub(lambda m: "{glue:text}`%s`" % (m.group("key") + (f":{m.group('fmt')}" if m.group("fmt") else "")),
+                        markdown)
     markdown = CITE_P_GROUP.sub(parenthetical, markdown)
     markdown = CITE_T.sub(narrative, markdown)
     return LINK.sub(link, markdown)
@@ -174,7 +180,7 @@ def to_sphinx(markdown, refs=None, expected=None, errors=None):
 # ---------------------------------------------------------------------------------------------
 # Role -> Lab form (the fixer)
 # ---------------------------------------------------------------------------------------------
-ROLE = re.compile(r"\{(?P<role>cite:t|cite:p|cite|numref|eq|ref|doc)\}`(?P<body>[^`]*)`")
+ROLE = re.compile(r"\{(?P<role>cite:t|cite:p|cite|numref|eq|ref|doc|glue:text)\}`(?P<body>[^`]*)`")
 _TITLED = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 
 
@@ -224,10 +230,16 @@ class Numbers:
 _ANCHOR = re.compile(r'<a class="reference internal" href="(?P<href>[^"]*)"[^>]*>(?P<body>.*?)</a>', re.S)
 
 
+_FIGURE = re.compile(r'<figure[^>]*\bid="([^"]+)"[^>]*>(?:(?!</figure>).)*?<span class="caption-number">([^<]+)</span>',
+                     re.S)
+
+
 def read_numbers(html_dir=HTML):
     texts, pages, titles = {}, {}, {}
     for page in sorted(Path(html_dir).glob("*.html")):
         source = page.read_text(encoding="utf-8")
+        for figure, number in _FIGURE.findall(source):
+            texts.setdefault((figure, "numref"), set()).add(number.strip())
         for target in re.findall(r'\bid="([^"]+)"', source):
             pages.setdefault(target, page.stem)
         for match in _ANCHOR.finditer(source):
@@ -247,6 +259,57 @@ def read_numbers(html_dir=HTML):
                 titles[notebook.stem] = heading.group(1).strip()
                 break
     return Numbers(texts, pages, titles)
+
+
+def glue_values(notebook):
+    """``{name: text/plain}`` of every value the notebook glues (myst-nb's scrapbook outputs)."""
+    values = {}
+    for cell in notebook["cells"]:
+        for output in cell.get("outputs", []) if cell["cell_type"] == "code" else []:
+            name = output.get("metadata", {}).get("scrapbook", {}).get("name")
+            data = output.get("data", {})
+            text = data.get("application/papermill.record/text/plain", data.get("text/plain"))
+            if name and text is not None:
+                values[name] = "".join(text) if isinstance(text, list) else text
+    return values
+
+
+def glue_lab_form(body, values, here="this notebook"):
+    """``{abbr}`value (computed in this notebook: name, format spec)``` for ``{glue:text}`body```."""
+    from myst_nb.core.variables import format_plain_text  # the book's own formatting of glued text
+
+    key, _, fmt = body.partition(":")
+    if "::" in body or key not in values:
+        raise LabFormError(f"{here}: {{glue:text}}`{body}` names no value the notebook glues (run it first)")
+    value = format_plain_text(values[key], fmt)
+    if re.search(r"[()`\n]", value):
+        raise LabFormError(f"{here}: glued value {key} = {value!r} has brackets or backticks: no Lab form")
+    return "{abbr}`%s (computed in this notebook: %s%s)`" % (value, key, f", format {fmt}" if fmt else "")
+
+
+GLUE_ROLE = re.compile(r"\{glue:text\}`(?P<body>[^`]*)`")
+
+
+def refresh_glue_values(notebook, here="this notebook"):
+    """Write each glued value into the notebook's markdown (Lab form), from its own stored outputs.
+
+    Existing Lab forms get today's value; ``{glue:text}`` roles get their Lab form. True if a cell changed.
+    """
+    values, changed = glue_values(notebook), False
+
+    def body_of(match):
+        return match.group("key") + (f":{match.group('fmt')}" if match.group("fmt") else "")
+
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        old = _cell_source(cell)
+        new = GLUE.sub(lambda m: glue_lab_form(body_of(m), values, here), old)
+        new = GLUE_ROLE.sub(lambda m: glue_lab_form(m.group("body"), values, here), new)
+        if new != old:
+            cell["source"] = new.splitlines(keepends=True) if isinstance(cell["source"], list) else new
+            changed = True
+    return changed
 
 
 def to_lab(markdown, here, labels, numbers=None, refs=None):
@@ -270,6 +333,8 @@ def to_lab(markdown, here, labels, numbers=None, refs=None):
 
     def replace(match):
         role, body = match.group("role"), match.group("body")
+        if role == "glue:text":
+            return match.group(0)  # needs the notebook's outputs: refresh_glue_values
         if role.startswith("cite"):
             keys = [k.strip() for k in body.split(",")]
             if any("{" in k for k in keys):
@@ -318,13 +383,91 @@ def chapters():
     return sorted(BOOK.glob("*.ipynb"))
 
 
+# ---------------------------------------------------------------------------------------------
+# Figure captions in JupyterLab
+# ---------------------------------------------------------------------------------------------
+# A figure's caption and label live in its code cell's metadata (mystnb.figure), which JupyterLab does
+# not show. Each figure cell is therefore followed by a markdown cell with the caption, tagged
+# remove-cell (so the book, which prints the caption under the figure, leaves it out).
+CAPTION_KEY = "lab_caption"
+CAPTION = re.compile(r"^\*\*(?P<number>Fig\. [\w.]+)\*\* (?P<body>.*)$", re.S)
+
+
+def figure_of(cell):
+    """``(label, caption)`` of a figure cell, else None."""
+    figure = cell["metadata"].get("mystnb", {}).get("figure") if cell["cell_type"] == "code" else None
+    return (figure["name"], figure.get("caption", "")) if figure and figure.get("name") else None
+
+
+def caption_label(cell):
+    return cell["metadata"].get("svmlib", {}).get(CAPTION_KEY) if cell["cell_type"] == "markdown" else None
+
+
+def caption_cell(label, number, caption_lab):
+    return {"cell_type": "markdown", "id": f"lab-caption-{label}"[:64],
+            "metadata": {"svmlib": {CAPTION_KEY: label}, "tags": ["remove-cell"]},
+            "source": f"**{number}** {caption_lab}".splitlines(keepends=True)}
+
+
+def _targets_only(text):
+    """``text`` with every role reduced to its target: compares a caption with its Lab form."""
+    def target(match):
+        titled = _TITLED.match(match.group("body"))
+        return "<%s>" % (titled.group("target") if titled else match.group("body"))
+
+    return ROLE.sub(target, to_sphinx(text))
+
+
+def caption_problems(notebook):
+    problems, cells = [], notebook["cells"]
+    for index, cell in enumerate(cells):
+        figure = figure_of(cell)
+        if figure:
+            follower = cells[index + 1] if index + 1 < len(cells) else None
+            if follower is None or caption_label(follower) != figure[0]:
+                problems.append(f"cell {index}: figure {figure[0]} has no caption cell for JupyterLab")
+                continue
+            match = CAPTION.match(_cell_source(follower))
+            if not match or _targets_only(match.group("body")) != _targets_only(figure[1]):
+                problems.append(f"cell {index + 1}: the JupyterLab caption of {figure[0]} differs from its metadata")
+        elif caption_label(cell) and not (index and figure_of(cells[index - 1]) and
+                                          figure_of(cells[index - 1])[0] == caption_label(cell)):
+            problems.append(f"cell {index}: caption cell of {caption_label(cell)} follows no such figure")
+    return problems
+
+
+def _fix_captions(notebook, here, labels, numbers, refs):
+    cells, out, changed = notebook["cells"], [], False
+    for index, cell in enumerate(cells):
+        if caption_label(cell):
+            continue  # rebuilt after its figure (dropped if the figure is gone)
+        out.append(cell)
+        figure = figure_of(cell)
+        if not figure:
+            continue
+        if numbers is None:
+            raise LabFormError(f"{here}: figure captions need the book's numbers: build the book first")
+        wanted = caption_cell(figure[0], numbers.text(figure[0], "numref"), to_lab(figure[1], here, labels, numbers, refs))
+        old = cells[index + 1] if index + 1 < len(cells) and caption_label(cells[index + 1]) == figure[0] else None
+        if old is not None:
+            old_source = _cell_source(old)
+            if old_source != "".join(wanted["source"]) or old["metadata"] != wanted["metadata"]:
+                old["source"], old["metadata"], changed = wanted["source"], wanted["metadata"], True
+            out.append(old)
+        else:
+            out.append(wanted)
+            changed = True
+    changed = changed or len(out) != len(cells)
+    notebook["cells"] = out
+    return changed
+
+
 def fix_notebook(path, numbers, refs=None):
     """Rewrite ``path`` into Lab form (cell sources only); True if it changed."""
     raw = Path(path).read_text(encoding="utf-8")
     notebook = json.loads(raw)
     labels = local_labels(notebook)
     here = Path(path).stem
-    changed = False
     for cell in notebook["cells"]:
         if cell["cell_type"] != "markdown":
             continue
@@ -334,10 +477,12 @@ def fix_notebook(path, numbers, refs=None):
         if new != old:
             lines = new.splitlines(keepends=True)
             cell["source"] = lines if isinstance(cell["source"], list) else new
-            changed = True
-    if changed:
-        Path(path).write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return changed
+    _fix_captions(notebook, here, labels, numbers, refs)
+    refresh_glue_values(notebook, here)  # the glue roles to_lab left (it has no outputs to read)
+    text = json.dumps(notebook, sort_keys=True, indent=1, ensure_ascii=False) + "\n"  # as nbformat writes
+    if text != raw:
+        Path(path).write_text(text, encoding="utf-8")
+    return text != raw
 
 
 def check_notebook(path, refs=None):
@@ -355,6 +500,12 @@ def check_notebook(path, refs=None):
             problems.append(f"{path.name} cell {index}: {err}")
         for role in unrenderable_roles(text, labels):
             problems.append(f"{path.name} cell {index}: {role} shows as a warning in JupyterLab")
+    problems += [f"{path.name} {p}" for p in caption_problems(notebook)]
+    try:
+        if refresh_glue_values(notebook, path.name):
+            problems.append(f"{path.name}: a glued value shown in JupyterLab differs from the stored output")
+    except LabFormError as err:
+        problems.append(str(err))
     return problems
 
 
@@ -374,10 +525,11 @@ def main(argv=None):
     for problem in problems:
         print(problem)
     if problems:
-        print(f"{len(problems)} reference(s) JupyterLab cannot render: python book/_ext/lab_references.py --fix "
-              "(after make book) writes their Lab form")
+        print(f"{len(problems)} problem(s) of the chapters as JupyterLab shows them: python book/_ext/lab_references.py "
+              "--fix (after make book) writes the Lab forms and the figure captions")
         return 1
-    print(f"lab references: {len(chapters())} chapters, every citation and cross-reference readable in JupyterLab")
+    print(f"lab references: {len(chapters())} chapters, every citation, cross-reference and figure caption readable "
+          "in JupyterLab")
     return 0
 
 
@@ -393,6 +545,9 @@ def _source_read(app, docname, source):
     for cell in notebook["cells"]:
         if cell["cell_type"] == "markdown":
             cell["source"] = to_sphinx(_cell_source(cell), expected=expected, errors=errors)
+            caption = CAPTION.match(cell["source"]) if caption_label(cell) else None
+            if caption:
+                expected.append((caption_label(cell), caption.group("number"), "figure"))
     if errors:
         from sphinx.util import logging
 
@@ -417,7 +572,16 @@ def _check_numbers(app, doctree, docname):
         target = node.get("refuri", "") or "#" + node.get("refid", "")
         if "#" in target:
             shown.setdefault(target.split("#", 1)[1], set()).add(node.astext().strip())
+    figures = app.env.toc_fignumbers.get(docname, {}).get("figure", {})
     for label, text, kind in wanted:
+        if kind == "figure":
+            number = figures.get(label)
+            printed = "Fig. " + ".".join(map(str, number)) if number else None
+            if printed != text:
+                logging.getLogger(__name__).warning(
+                    f"JupyterLab's caption reads {text!r} for {label!r}, the book prints {printed!r}: "
+                    "run python book/_ext/lab_references.py --fix", location=docname)
+            continue
         fragment = f"equation-{label}" if kind == "eq" else label
         if text not in shown.get(fragment, set()):
             logging.getLogger(__name__).warning(
