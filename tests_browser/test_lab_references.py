@@ -4,13 +4,15 @@ jupyterlab-myst sees one notebook at a time and no bibliography, so the chapters
 references to other chapters, figures and equations in a form it renders as text (book/_ext/
 lab_references.py). This test opens each stored chapter, unrun, in a real JupyterLab on 127.0.0.1 and
 asserts what a reader sees: no warning marker (jupyterlab-myst's yellow "Citation Not Found", "Cross
-Reference Not Found" or a math error), no "Chapter %s", no MyST role as raw text, and citations whose
-full reference appears when the pointer rests on them.
+Reference Not Found" or a math error), no "Chapter %s", no MyST role as raw text, glued numbers shown
+as numbers (not their names), every figure's caption, and citations whose full reference appears when
+the pointer rests on them.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 import urllib.request
@@ -58,6 +60,13 @@ def test_chapter_reads_cleanly_in_jupyterlab(lab, chapter):
         ".map(e => [e.textContent, e.getAttribute('aria-label') || '']);")
     if chapter.startswith(("0", "appendix")) and chapter != "00_preface.ipynb":
         assert citations, f"{chapter}: no citation rendered"
+    notebook = json.loads((ROOT / "book" / chapter).read_text(encoding="utf-8"))
+    prose = driver.execute_script(  # rendered markdown only (code cells name the glued variables)
+        f"return [...document.querySelectorAll('{PANEL} .jp-MarkdownCell .myst')]"
+        ".map(e => e.textContent).join(' ');")
+    assert len(prose) > 1000, f"{chapter}: no rendered markdown found"
+    shown_keys = [k for k in _glue_keys(notebook) if re.search(rf"(?<![\w.]){re.escape(k)}(?![\w(])", prose)]
+    assert not shown_keys, f"{chapter}: glue names shown instead of their values: {shown_keys[:5]}"
     plain = text.replace("\u2019", "'").replace("\u201c", '"').replace("\u201d", '"')  # MyST's typographic quotes
     for caption in _captions(ROOT / "book" / chapter):  # figure captions (JupyterLab forms) are shown
         assert caption in plain, f"{chapter}: figure caption {caption!r} not shown"
@@ -82,6 +91,11 @@ def test_chapter_reads_cleanly_in_jupyterlab(lab, chapter):
         SHOTS.mkdir(parents=True, exist_ok=True)
         driver.save_screenshot(str(SHOTS / "lab_figure_caption.png"))
     _shut_down_kernels(server)  # twelve idle kernels would slow the machine down
+
+
+def _glue_keys(notebook):
+    return {o["metadata"]["scrapbook"]["name"] for c in notebook["cells"] if c["cell_type"] == "code"
+            for o in c.get("outputs", []) if o.get("metadata", {}).get("scrapbook")}
 
 
 def _captions(path):
