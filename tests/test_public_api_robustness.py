@@ -603,11 +603,14 @@ CLASSIFIERS = [pytest.param(q, o, id=q, marks=_owner_mark(q)) for q, _, o in API
 
 @pytest.mark.parametrize("qualname, cls", CLASSIFIERS)
 def test_classifiers_survive_extreme_class_imbalance(qualname, cls):
-    """One example of one class against 199 of the other (n = 200, so the test stays quick;
-    1 vs 999 measured by hand is in the issue-16 closing note)."""
+    """One example of one class against 999 of the other (n = 1000, 2-D Gaussian inputs): the
+    issue's 1-vs-999 imbalance, within TIME_LIMIT. Every classifier takes under ~0.6 s here;
+    ReplicaBootstrap, whose exact fixed-point iteration wandered for 60-90 O(N^3) iterations on
+    this set (5-18 s, ending in a ConvergenceWarning), now solves it on a low-rank surrogate of the
+    kernel first and converges in ~0.5 s."""
     rng = np.random.default_rng(1)
-    X = rng.normal(size=(200, 2))
-    y = -np.ones(200)
+    X = rng.normal(size=(1000, 2))
+    y = -np.ones(1000)
     y[0] = 1.0
     ok, what, _ = judge(lambda: _fit_and_predict(_estimator(cls), X, y))
-    assert ok, f"{qualname} on a 1-vs-199 data set: {what}"
+    assert ok, f"{qualname} on a 1-vs-999 data set: {what}"

@@ -151,7 +151,11 @@ def solve_replica(K, y, S_over_N=1.0, *, init=None, tol=1e-8, max_iter=500, damp
         Let the first plain steps of a cold start use a cheap approximation of the map where
         its expected error is below the step (the default): a low-rank surrogate of K when K
         has a low numerical rank, otherwise single precision. 1.1-1.4x faster at S = N on the
-        book's data sets. The fixed point and the convergence test always use the exact map
+        book's data sets. Where K's numerical rank is very low (at most N/3 at 1e-8 max K_ii, as
+        for a broad kernel on many points in few dimensions) a cold start first solves the whole
+        fixed point on a low-rank surrogate of K, at O(N r^2) per iteration, and finishes on the
+        exact map from there (one positive label among 999 2-D points: 0.5 s instead of 18 s
+        ending in a warning). The fixed point and the convergence test always use the exact map
         in double precision.
 
     Returns

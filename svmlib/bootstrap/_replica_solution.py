@@ -40,7 +40,8 @@ class ReplicaSolution:
     converged : bool
         Whether the residual fell below the tolerance.
     residual : float
-        Final max disagreement of Gaussian and site marginals.
+        Final max disagreement of Gaussian and site marginals (means and variances relative
+        to the field's spread where its variance exceeds 1, see ``_replica_equations._residual``).
     damping : float
         The damping of the attempt that produced the solution.
     history : list of float
