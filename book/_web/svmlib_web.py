@@ -6,6 +6,11 @@
   (Sphinx builds snippets from the page's HTML, whose math is TeX source until MathJax runs).
 * Every ``<script>`` is emitted once: sphinx-thebe's configuration script was added twice per page
   (``Identifier 'THEBE_JS_URL' has already been declared``).
+* ``svmlib-mathjax-hub.js``: the widget manager typesets widget labels through MathJax 2's
+  ``MathJax.Hub.Queue``; the book runs MathJax 3, so every page with a widget logged a TypeError.
+  The script gives MathJax 3 a ``Hub.Queue`` that calls ``typesetPromise``.
+* The theme's default colour mode is set ("light", the mode the figures and widgets are drawn
+  for; the reader's toggle still works): with none, every page logged "Got invalid theme mode".
 * The widget manager (``embed-amd.js``) loads its icon fonts from
   ``<page folder>/@jupyter-widgets/html-manager/dist/``; the vendored font files are copied there
   for every folder holding a page with widgets (six 404s per page otherwise).
@@ -68,8 +73,16 @@ def _finish_pages(app, exception):
             shutil.copy2(font, target / font.name)
 
 
+def _default_colour_mode(app, config):
+    context = dict(config.html_context or {})  # pydata-sphinx-theme reads default_mode from the context
+    context.setdefault("default_mode", "light")
+    config.html_context = context
+
+
 def setup(app):
     app.connect("builder-inited", _add_static_path)
+    app.connect("config-inited", _default_colour_mode)
+    app.add_js_file("svmlib-mathjax-hub.js", priority=100)  # before the widget manager and MathJax
     app.add_css_file("svmlib-web.css")
     app.add_js_file("svmlib-search.js")
     app.connect("build-finished", _finish_pages)
