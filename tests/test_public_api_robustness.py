@@ -26,11 +26,14 @@ files) and ``svmlib.exercises`` (answer checkers returning Feedback, tested in t
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import inspect
+import os
 import pkgutil
 import signal
+import tempfile
 import time
 import traceback
 import warnings
@@ -342,8 +345,43 @@ def _finite(value, depth=0):
     return True
 
 
+@contextlib.contextmanager
+def _native_output():
+    """What native code writes to file descriptors 1 and 2 meanwhile. OpenBLAS's xerbla prints
+    "On entry to DSYRK parameter number 10 had an illegal value" to stdout and returns: an error the
+    caller never sees."""
+    import sys
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = {fd: os.dup(fd) for fd in (1, 2)}
+    sink = tempfile.TemporaryFile()
+    for fd in saved:
+        os.dup2(sink.fileno(), fd)
+    written = []
+    try:
+        yield written
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for fd, copy in saved.items():
+            os.dup2(copy, fd)
+            os.close(copy)
+        sink.seek(0)
+        written.append(sink.read().decode(errors="replace"))
+        sink.close()
+
+
 def judge(call):
     """Run ``call()``; return (ok, description, result)."""
+    with _native_output() as native:
+        ok, what, result = _judge(call)
+    if ok and ("illegal value" in native[0] or "On entry to" in native[0]):
+        return False, f"a native library reported an error: {native[0].strip()[:160]}", result
+    return ok, what, result
+
+
+def _judge(call):
     old = signal.signal(signal.SIGALRM, _alarm)
     signal.setitimer(signal.ITIMER_REAL, TIME_LIMIT)
     t0 = time.perf_counter()

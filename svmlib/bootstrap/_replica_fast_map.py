@@ -120,7 +120,7 @@ def _rough_map(K):
     n = K.shape[0]
     K32 = np.asfortranarray(K, dtype=np.float32)
     factor, piv, rank, _ = spstrf(K32, tol=LOW_RANK_TOL * float(np.max(np.diag(K))), lower=1)
-    if rank <= LOW_RANK_SHARE * n:
+    if 0 < rank <= LOW_RANK_SHARE * n:  # rank 0 (K = 0): no factor; BLAS rejects an empty one (ldc = 0)
         Phi = np.empty((n, rank), dtype=np.float32, order="F")
         Phi[piv - 1] = np.tril(factor[:, :rank])  # P^T K P ~ L L^T: row i of L belongs to point piv_i
         return _RoughMap("low rank", Phi, LOW_RANK_ERROR)
@@ -136,7 +136,7 @@ def _surrogate_map(K):
     n = K.shape[0]
     factor, piv, rank, _ = dpstrf(np.array(K, dtype=float, order="F"), tol=SURROGATE_TOL * float(np.max(np.diag(K))),
                                   lower=1)
-    if rank > LOW_RANK_SHARE * n:
+    if rank == 0 or rank > LOW_RANK_SHARE * n:  # rank 0 (K = 0): BLAS rejects an empty factor (ldc = 0)
         return None
     Phi = np.empty((n, rank), order="F")
     Phi[piv - 1] = np.tril(factor[:, :rank])
