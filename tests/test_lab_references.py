@@ -162,3 +162,30 @@ def test_caption_cells_are_left_out_of_the_book():
     cell = lr.caption_cell("fig-a", "Fig. 2.1", "A caption.")
     assert cell["metadata"]["tags"] == ["remove-cell"] and lr.caption_label(cell) == "fig-a"
     assert lr.CAPTION.match("".join(cell["source"])).group("number") == "Fig. 2.1"
+
+
+def test_numbered_chapters_carry_their_number_for_jupyterlab():
+    numbers = lr.chapter_numbers()
+    assert numbers["01_maximum_margin"] == 1 and numbers["05_gp_prior"] == 6  # 04b is chapter 5
+    assert "00_preface" not in numbers and "appendix_toolkit" not in numbers
+    good = {"cells": [{"cell_type": "code", "source": "x"},
+                      {"cell_type": "markdown", "source": "---\nnumbering:\n  enumerator: 6.%s\n---\n# T\n"}]}
+    assert lr.frontmatter_problems(good, "05_gp_prior") == []
+    stale = {"cells": [{"cell_type": "markdown", "source": "---\nnumbering:\n  enumerator: 5.%s\n---\n# T\n"}]}
+    assert "_toc.yml makes it 6" in lr.frontmatter_problems(stale, "05_gp_prior")[0]
+    assert "no numbering frontmatter" in lr.frontmatter_problems({"cells": [{"cell_type": "markdown", "source": "# T"}]},
+                                                                 "05_gp_prior")[0]
+    assert "unnumbered" in lr.frontmatter_problems(good, "00_preface")[0]
+    fixed = {"cells": [{"cell_type": "markdown", "source": ["# T\n"]}]}
+    lr._fix_frontmatter(fixed, "06_evidence")
+    assert "".join(fixed["cells"][0]["source"]) == "---\nnumbering:\n  enumerator: 7.%s\n---\n# T\n"
+
+
+def test_every_displayed_equation_gets_a_label():
+    text = "$$\na = b\n$$ (eq-a)\n\n$$\nc = d\n$$\n\nand $$x$$ inline-display"
+    assert lr.unlabelled_equations(text) == ["c = d", "x"]
+    notebook = {"cells": [{"cell_type": "markdown", "source": text},
+                          {"cell_type": "markdown", "source": "$$\ne\n$$ (evidence-eq-4)"}]}
+    lr._label_equations(notebook, "06_evidence")
+    assert lr.unlabelled_equations(notebook["cells"][0]["source"]) == []
+    assert "$$\nc = d\n$$ (evidence-eq-5)" in notebook["cells"][0]["source"]  # after the largest in use

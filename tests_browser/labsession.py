@@ -63,9 +63,14 @@ def lab_env(home):
 class LabServer:
     """``jupyter lab`` serving ``root`` on 127.0.0.1 (no token), stopped by :meth:`stop`."""
 
-    def __init__(self, root, home):
+    def __init__(self, root, home, trusted=()):
         self.root, self.home = Path(root), Path(home)
         self.env = lab_env(self.home)
+        # Sign before the server starts: a server that starts first may create its own notebook secret
+        # while `jupyter trust` creates another, and then the signature does not verify (a flaky
+        # "trusted" notebook that Lab treats as untrusted).
+        for notebook in trusted:
+            self.trust(notebook)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = open(self.home / "lab.log", "w")

@@ -69,8 +69,7 @@ def lab(tmp_path_factory):
     student = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(student)
     student.write_student_copies([NOTEBOOK], root / "student")
-    server = LabServer(root, home)
-    server.trust(trusted)
+    server = LabServer(root, home, trusted=[trusted])
     driver = chrome(home / "profile")
     yield server, driver, root
     driver.quit()
@@ -152,7 +151,18 @@ def test_trusted_chapter_static_slider_moves_the_figure_without_a_kernel(lab):
     open_notebook(driver, server, f"trusted_{NOTEBOOK.name}")
     _check_as_opened(driver, nb, "trusted chapter")
     index = _explorer_cells(nb)[0]
-    handle = wait_for(lambda: _selection_handle(driver, index), 150, what="the restored static slider")  # a first Lab start on a fresh clone is slow
+    try:  # a first Lab start on a fresh clone is slow
+        handle = wait_for(lambda: _selection_handle(driver, index), 150, what="the restored static slider")
+    except TimeoutError as err:  # say what the reader sees instead, so a failure can be understood
+        seen = driver.execute_script(
+            "const c = document.querySelectorAll('.jp-Notebook .jp-Cell')[arguments[0]];"
+            "const trust = document.querySelector('.jp-StatusItem-trust, [title*=\"trusted\" i]');"
+            "const kernel = document.querySelector('.jp-Notebook-ExecutionIndicator');"
+            "return {output: c ? c.querySelector('.jp-OutputArea').innerText.slice(0, 300) : null,"
+            "        images: c ? c.querySelectorAll('.jp-OutputArea img').length : null,"
+            "        trust: trust ? (trust.title || trust.textContent) : null,"
+            "        kernel: kernel ? kernel.textContent : null};", index)
+        raise AssertionError(f"{err}; the explorer cell shows {seen}") from err
     before = _visible_images(driver, index)
     assert len(before) == 1, f"static explorer should show one frame, shows {len(before)}"
     _move(driver, handle)

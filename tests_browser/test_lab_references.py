@@ -68,6 +68,11 @@ def test_chapter_reads_cleanly_in_jupyterlab(lab, chapter):
     shown_keys = [k for k in _glue_keys(notebook) if re.search(rf"(?<![\w.]){re.escape(k)}(?![\w(])", prose)]
     assert not shown_keys, f"{chapter}: glue names shown instead of their values: {shown_keys[:5]}"
     plain = text.replace("\u2019", "'").replace("\u201c", '"').replace("\u201d", '"')  # MyST's typographic quotes
+    book_page = ROOT / "_build" / "html" / "book" / chapter.replace(".ipynb", ".html")
+    if book_page.exists():  # JupyterLab numbers equations as the book does (frontmatter enumerator, all numbered)
+        book_numbers = re.findall(r'<span class="eqno">(\([^<]*\))', book_page.read_text(encoding="utf-8"))
+        lab_numbers = [line.strip() for line in text.splitlines() if re.fullmatch(r"\(\d+(\.\d+)?\)", line.strip())]
+        assert lab_numbers == book_numbers, f"{chapter}: equation numbers JupyterLab {lab_numbers}, book {book_numbers}"
     for caption in _captions(ROOT / "book" / chapter):  # figure captions (JupyterLab forms) are shown
         assert caption in plain, f"{chapter}: figure caption {caption!r} not shown"
     for short, full in citations:

@@ -384,6 +384,88 @@ def chapters():
 
 
 # ---------------------------------------------------------------------------------------------
+# Chapter numbers in JupyterLab
+# ---------------------------------------------------------------------------------------------
+# The book numbers a chapter's equations, exercises and theorems "6.1, 6.2, ..." (every displayed
+# equation: math_number_all). jupyterlab-myst numbers them "1, 2, ..." unless the notebook's frontmatter
+# (a YAML block opening its first markdown cell) gives an enumerator, "6.%s"; with it the numbers a reader
+# sees in JupyterLab are the book's. The book's extension removes the block before myst-nb reads the cell
+# and checks the number against Sphinx's.
+FRONTMATTER = re.compile(r"\A---\nnumbering:\n  enumerator: (?P<number>\d+)\.%s\n---\n")
+
+
+def chapter_numbers(toc=ROOT / "_toc.yml"):
+    """``{docname stem: chapter number}`` for the chapters of the numbered parts (numbers run on)."""
+    import yaml
+
+    numbers, count = {}, 0
+    for part in yaml.safe_load(Path(toc).read_text(encoding="utf-8")).get("parts", []):
+        for chapter in part.get("chapters", []):
+            if part.get("numbered"):
+                count += 1
+                numbers[Path(chapter["file"]).name] = count
+    return numbers
+
+
+DISPLAY_MATH = re.compile(r"\$\$(?P<body>.*?)\$\$(?P<label>[ \t]*\([\w-]+\))?", re.S)
+
+
+def unlabelled_equations(markdown):
+    """Displayed equations without a label: JupyterLab numbers every displayed equation, the book
+    (Sphinx) only labelled ones, so an unlabelled one would shift JupyterLab's numbers off the book's."""
+    return [m.group("body").strip()[:60] for m in DISPLAY_MATH.finditer(markdown) if not m.group("label")]
+
+
+def _label_equations(notebook, here):
+    """Give each unlabelled displayed equation a label ``<chapter>-eq-<k>`` (k after the largest in use)."""
+    prefix = here.split("_", 1)[-1].replace("_", "-")
+    used = [int(k) for c in notebook["cells"] if c["cell_type"] == "markdown"
+            for k in re.findall(rf"\({re.escape(prefix)}-eq-(\d+)\)", _cell_source(c))]
+    count = max(used, default=0)
+
+    def label(match):
+        nonlocal count
+        if match.group("label"):
+            return match.group(0)
+        count += 1
+        return f"{match.group(0)} ({prefix}-eq-{count})"
+
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "markdown" and unlabelled_equations(_cell_source(cell)):
+            new = DISPLAY_MATH.sub(label, _cell_source(cell))
+            cell["source"] = new.splitlines(keepends=True) if isinstance(cell["source"], list) else new
+
+
+def _first_markdown(notebook):
+    return next((c for c in notebook["cells"] if c["cell_type"] == "markdown"), None)
+
+
+def frontmatter_problems(notebook, here, numbers=None):
+    numbers = chapter_numbers() if numbers is None else numbers
+    cell = _first_markdown(notebook)
+    found = FRONTMATTER.match(_cell_source(cell)) if cell else None
+    wanted = numbers.get(here)
+    if wanted is None:
+        return ["an unnumbered chapter has a numbering frontmatter"] if found else []
+    if not found:
+        return [f"no numbering frontmatter (enumerator {wanted}.%s) in the first markdown cell"]
+    if int(found.group("number")) != wanted:
+        return [f"numbering frontmatter says chapter {found.group('number')}, _toc.yml makes it {wanted}"]
+    return []
+
+
+def _fix_frontmatter(notebook, here, numbers=None):
+    numbers = chapter_numbers() if numbers is None else numbers
+    cell = _first_markdown(notebook)
+    if cell is None:
+        return
+    body = FRONTMATTER.sub("", _cell_source(cell), count=1)
+    if here in numbers:
+        body = f"---\nnumbering:\n  enumerator: {numbers[here]}.%s\n---\n" + body
+    cell["source"] = body.splitlines(keepends=True) if isinstance(cell["source"], list) else body
+
+
+# ---------------------------------------------------------------------------------------------
 # Figure captions in JupyterLab
 # ---------------------------------------------------------------------------------------------
 # A figure's caption and label live in its code cell's metadata (mystnb.figure), which JupyterLab does
@@ -478,6 +560,8 @@ def fix_notebook(path, numbers, refs=None):
             lines = new.splitlines(keepends=True)
             cell["source"] = lines if isinstance(cell["source"], list) else new
     _fix_captions(notebook, here, labels, numbers, refs)
+    _fix_frontmatter(notebook, here)
+    _label_equations(notebook, here)
     refresh_glue_values(notebook, here)  # the glue roles to_lab left (it has no outputs to read)
     text = json.dumps(notebook, sort_keys=True, indent=1, ensure_ascii=False) + "\n"  # as nbformat writes
     if text != raw:
@@ -500,7 +584,11 @@ def check_notebook(path, refs=None):
             problems.append(f"{path.name} cell {index}: {err}")
         for role in unrenderable_roles(text, labels):
             problems.append(f"{path.name} cell {index}: {role} shows as a warning in JupyterLab")
+        for equation in unlabelled_equations(text):
+            problems.append(f"{path.name} cell {index}: an unlabelled displayed equation ({equation!r}) would shift "
+                            "JupyterLab's equation numbers off the book's")
     problems += [f"{path.name} {p}" for p in caption_problems(notebook)]
+    problems += [f"{path.name}: {p}" for p in frontmatter_problems(notebook, path.stem)]
     try:
         if refresh_glue_values(notebook, path.name):
             problems.append(f"{path.name}: a glued value shown in JupyterLab differs from the stored output")
@@ -542,6 +630,12 @@ def _source_read(app, docname, source):
     notebook = json.loads(source[0])
     expected = []
     errors = []
+    first = _first_markdown(notebook)
+    if first is not None:
+        found = FRONTMATTER.match(_cell_source(first))
+        if found:  # JupyterLab's numbering; myst-nb would read the YAML block as text and a heading
+            first["source"] = _cell_source(first)[found.end():]
+            expected.append((docname, found.group("number"), "chapter"))
     for cell in notebook["cells"]:
         if cell["cell_type"] == "markdown":
             cell["source"] = to_sphinx(_cell_source(cell), expected=expected, errors=errors)
@@ -574,6 +668,13 @@ def _check_numbers(app, doctree, docname):
             shown.setdefault(target.split("#", 1)[1], set()).add(node.astext().strip())
     figures = app.env.toc_fignumbers.get(docname, {}).get("figure", {})
     for label, text, kind in wanted:
+        if kind == "chapter":
+            number = app.env.toc_secnumbers.get(docname, {}).get("")
+            if not number or str(number[0]) != text:
+                logging.getLogger(__name__).warning(
+                    f"JupyterLab numbers this chapter {text}, the book {number}: "
+                    "run python book/_ext/lab_references.py --fix", location=docname)
+            continue
         if kind == "figure":
             number = figures.get(label)
             printed = "Fig. " + ".".join(map(str, number)) if number else None
