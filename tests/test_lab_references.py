@@ -189,3 +189,14 @@ def test_every_displayed_equation_gets_a_label():
     lr._label_equations(notebook, "06_evidence")
     assert lr.unlabelled_equations(notebook["cells"][0]["source"]) == []
     assert "$$\nc = d\n$$ (evidence-eq-5)" in notebook["cells"][0]["source"]  # after the largest in use
+
+
+def test_fix_follows_an_edited_bibliography_entry(refs):
+    """An entry edited in references.bib leaves stale Lab forms: --fix finds them by their short form."""
+    stale = "{abbr}`Sollich (2002) (P. Sollich. An older rendering of the entry, 2002.)`"
+    with pytest.raises(lr.LabFormError, match="no entry"):
+        lr.to_sphinx(stale, refs)  # the check and the build refuse it
+    assert lr.to_sphinx(stale, refs, lenient=True) == "{cite:t}`sollich2002bayesian`"
+    ambiguous = "{abbr}`Opper and Winther (2000) (an older rendering)`"  # two entries read like this
+    with pytest.raises(lr.LabFormError):
+        lr.to_sphinx(ambiguous, refs, lenient=True)

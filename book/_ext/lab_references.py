@@ -119,22 +119,27 @@ class LabFormError(ValueError):
     """A Lab form that names no bibliography entry, or a role that has no Lab form."""
 
 
-def _key_of(short, full, refs, kind):
+def _key_of(short, full, refs, kind, lenient=False):
     for ref in refs.values():
         if ref.full == full:
             expected = ref.narrative if kind == "t" else ref.parenthetical
-            if short != expected:
+            if short != expected and not lenient:
                 raise LabFormError(f"citation of {ref.key} reads {short!r}; references.bib gives {expected!r}")
             return ref.key
+    if lenient:  # the entry was edited in references.bib: --fix finds it by its short form, if that is unique
+        same = [r.key for r in refs.values() if short in (r.narrative, r.parenthetical)]
+        if len(same) == 1:
+            return same[0]
     raise LabFormError(f"no entry of references.bib is {full!r} (cited as {short!r})")
 
 
-def to_sphinx(markdown, refs=None, expected=None, errors=None):
+def to_sphinx(markdown, refs=None, expected=None, errors=None, lenient=False):
     """The book's roles for the Lab forms in ``markdown``.
 
     ``expected`` (a list), if given, receives ``(label, text, kind)`` for every numbered Lab form, so the
     build can compare each literal number with the book's. A Lab form that names no bibliography entry
     raises :class:`LabFormError`, or, if an ``errors`` list is given, is appended to it and left as it is.
+    ``lenient`` (for --fix) also accepts a citation whose full text is stale if its short form names one entry.
     """
     refs = bibliography() if refs is None else refs
 
@@ -154,13 +159,13 @@ def to_sphinx(markdown, refs=None, expected=None, errors=None):
         items = re.findall(_ABBR % ("", ""), match.group("items"))
         if not all(SHORT_P.match(short) for short, _ in items):
             return match.group(0)  # a parenthesis of plain abbreviations
-        return "{cite:p}`%s`" % ",".join(_key_of(short, full, refs, "p") for short, full in items)
+        return "{cite:p}`%s`" % ",".join(_key_of(short, full, refs, "p", lenient) for short, full in items)
 
     @tolerant
     def narrative(match):
         if not SHORT_T.match(match.group("short")):
             return match.group(0)  # a plain abbreviation, {abbr}`SMO (sequential minimal optimisation)`
-        return "{cite:t}`%s`" % _key_of(match.group("short"), match.group("full"), refs, "t")
+        return "{cite:t}`%s`" % _key_of(match.group("short"), match.group("full"), refs, "t", lenient)
 
     def link(match):
         text, label = match.group("text"), match.group("label")
@@ -555,7 +560,7 @@ def fix_notebook(path, numbers, refs=None):
             continue
         old = _cell_source(cell)
         # refresh stale Lab forms too: back to roles, then forward with today's numbers
-        new = to_lab(to_sphinx(old, refs), here, labels, numbers, refs)
+        new = to_lab(to_sphinx(old, refs, lenient=True), here, labels, numbers, refs)
         if new != old:
             lines = new.splitlines(keepends=True)
             cell["source"] = lines if isinstance(cell["source"], list) else new
