@@ -69,14 +69,15 @@ def test_chapter_reads_cleanly_in_jupyterlab(lab, chapter):
     assert not shown_keys, f"{chapter}: glue names shown instead of their values: {shown_keys[:5]}"
     plain = text.replace("\u2019", "'").replace("\u201c", '"').replace("\u201d", '"')  # MyST's typographic quotes
     book_page = ROOT / "_build" / "html" / "book" / chapter.replace(".ipynb", ".html")
-    if book_page.exists():  # JupyterLab numbers equations as the book does (frontmatter enumerator, all numbered)
-        book_numbers = re.findall(r'<span class="eqno">(\([^<]*\))', book_page.read_text(encoding="utf-8"))
-        lab_numbers = [line.strip() for line in text.splitlines() if re.fullmatch(r"\(\d+(\.\d+)?\)", line.strip())]
-        # equations inside collapsed solutions are not on screen: JupyterLab's visible numbers must be the
-        # book's in order, with at most those missing (an unlabelled equation would shift them)
-        shown = [n for n in book_numbers if n in lab_numbers]
-        assert shown == lab_numbers and len(book_numbers) - len(shown) <= max(2, len(book_numbers) // 5), \
-            f"{chapter}: equation numbers JupyterLab {lab_numbers}, book {book_numbers}"
+    assert book_page.exists(), "build the book first (make book): the equation numbers are compared with it"
+    # JupyterLab numbers equations as the book does (frontmatter enumerator, every equation labelled)
+    book_numbers = re.findall(r'<span class="eqno">(\([^<]*\))', book_page.read_text(encoding="utf-8"))
+    lab_numbers = [line.strip() for line in text.splitlines() if re.fullmatch(r"\(\d+(\.\d+)?\)", line.strip())]
+    # equations inside collapsed solutions are not on screen: JupyterLab's visible numbers must be the
+    # book's in order, with at most those missing (an unlabelled equation would shift them)
+    shown = [n for n in book_numbers if n in lab_numbers]
+    assert shown == lab_numbers and len(book_numbers) - len(shown) <= max(2, len(book_numbers) // 5), \
+        f"{chapter}: equation numbers JupyterLab {lab_numbers}, book {book_numbers}"
     for caption in _captions(ROOT / "book" / chapter):  # figure captions (JupyterLab forms) are shown
         assert caption in plain, f"{chapter}: figure caption {caption!r} not shown"
     for short, full in citations:

@@ -357,7 +357,7 @@ def to_lab(markdown, here, labels, numbers=None, refs=None):
         if numbers is None:
             raise LabFormError(f"{here}: {match.group(0)} needs the book's numbers: build the book first")
         if role == "ref":
-            kind = "numref" if (label, "numref") in {(f, k) for f, k in numbers.texts} else "ref"
+            kind = "numref" if (label, "numref") in numbers.texts else "ref"
             if kind == "ref":
                 return "{ref}`%s <%s>`" % (numbers.text(label, "ref"), label)
             role = "numref"
@@ -524,7 +524,8 @@ def caption_problems(notebook):
 
 
 def _fix_captions(notebook, here, labels, numbers, refs):
-    cells, out, changed = notebook["cells"], [], False
+    """Put today's caption cell under every figure cell (fix_notebook compares the result with the file)."""
+    cells, out = notebook["cells"], []
     for index, cell in enumerate(cells):
         if caption_label(cell):
             continue  # rebuilt after its figure (dropped if the figure is gone)
@@ -535,18 +536,12 @@ def _fix_captions(notebook, here, labels, numbers, refs):
         if numbers is None:
             raise LabFormError(f"{here}: figure captions need the book's numbers: build the book first")
         wanted = caption_cell(figure[0], numbers.text(figure[0], "numref"), to_lab(figure[1], here, labels, numbers, refs))
-        old = cells[index + 1] if index + 1 < len(cells) and caption_label(cells[index + 1]) == figure[0] else None
-        if old is not None:
-            old_source = _cell_source(old)
-            if old_source != "".join(wanted["source"]) or old["metadata"] != wanted["metadata"]:
-                old["source"], old["metadata"], changed = wanted["source"], wanted["metadata"], True
-            out.append(old)
-        else:
-            out.append(wanted)
-            changed = True
-    changed = changed or len(out) != len(cells)
+        follower = cells[index + 1] if index + 1 < len(cells) else None
+        if follower is not None and caption_label(follower) == figure[0]:
+            follower.update(source=wanted["source"], metadata=wanted["metadata"])  # keeps its cell id
+            wanted = follower
+        out.append(wanted)
     notebook["cells"] = out
-    return changed
 
 
 def fix_notebook(path, numbers, refs=None):
