@@ -1,6 +1,6 @@
 """Large data sets: approximate kernels feeding a linear solver, against an exact kernel on a subsample.
 
-One run of the chapter "SVMs in practice" table (``book/04b_svms_in_practice.ipynb``). The data are
+One run of the chapter "SVMs in practice" table (``book/05_svms_in_practice.ipynb``). The data are
 scikit-learn's ``make_classification`` (seeded; nothing is downloaded): ``N_TRAIN = 100,000`` training
 and ``N_TEST = 20,000`` test points in 20 dimensions, standardised on the training set. Every fit runs in
 a fresh Python subprocess, which reports

@@ -53,8 +53,8 @@ def test_citations_round_trip(refs):
 
 def test_numbered_lab_forms_become_roles_and_report_their_text():
     expected = []
-    text = ("see [(3.4)](03_duality_smo.ipynb#smo-stationarity), [Chapter 7](06_evidence.ipynb#ch-evidence), "
-            "[Fig. 1.1](#fig-margin-scan) and [Exercise 6.2](05_gp_prior.ipynb#ex-gp-prior-2); "
+    text = ("see [(3.4)](03_duality_smo.ipynb#smo-stationarity), [Chapter 7](07_evidence.ipynb#ch-evidence), "
+            "[Fig. 1.1](#fig-margin-scan) and [Exercise 6.2](06_gp_prior.ipynb#ex-gp-prior-2); "
             "[a plain link](https://example.org#x) and [Chapter 2 notes](notes.md) stay links")
     out = lr.to_sphinx(text, expected=expected)
     assert out == ("see {eq}`smo-stationarity`, {numref}`Chapter %s <ch-evidence>`, {numref}`Fig. %s <fig-margin-scan>` "
@@ -114,7 +114,7 @@ def test_numbers_from_an_html_build(tmp_path):
         numbers.text("nowhere", "numref")
 
 
-@pytest.mark.parametrize("chapter", ["01_maximum_margin", "05_gp_prior", "09_lssvr"])
+@pytest.mark.parametrize("chapter", ["01_maximum_margin", "06_gp_prior", "10_lssvr"])
 def test_fix_is_idempotent_on_the_stored_chapters(tmp_path, chapter):
     """--fix on a chapter already in Lab form changes nothing: the Lab forms map back to roles and forward
     to the same text (given the numbers they state, as an HTML build would give them)."""
@@ -166,18 +166,18 @@ def test_caption_cells_are_left_out_of_the_book():
 
 def test_numbered_chapters_carry_their_number_for_jupyterlab():
     numbers = lr.chapter_numbers()
-    assert numbers["01_maximum_margin"] == 1 and numbers["05_gp_prior"] == 6  # 04b is chapter 5
+    assert numbers["01_maximum_margin"] == 1 and numbers["06_gp_prior"] == 6  # file numbers are chapter numbers
     assert "00_preface" not in numbers and "appendix_toolkit" not in numbers
     good = {"cells": [{"cell_type": "code", "source": "x"},
                       {"cell_type": "markdown", "source": "---\nnumbering:\n  enumerator: 6.%s\n---\n# T\n"}]}
-    assert lr.frontmatter_problems(good, "05_gp_prior") == []
+    assert lr.frontmatter_problems(good, "06_gp_prior") == []
     stale = {"cells": [{"cell_type": "markdown", "source": "---\nnumbering:\n  enumerator: 5.%s\n---\n# T\n"}]}
-    assert "_toc.yml makes it 6" in lr.frontmatter_problems(stale, "05_gp_prior")[0]
+    assert "_toc.yml makes it 6" in lr.frontmatter_problems(stale, "06_gp_prior")[0]
     assert "no numbering frontmatter" in lr.frontmatter_problems({"cells": [{"cell_type": "markdown", "source": "# T"}]},
-                                                                 "05_gp_prior")[0]
+                                                                 "06_gp_prior")[0]
     assert "unnumbered" in lr.frontmatter_problems(good, "00_preface")[0]
     fixed = {"cells": [{"cell_type": "markdown", "source": ["# T\n"]}]}
-    lr._fix_frontmatter(fixed, "06_evidence")
+    lr._fix_frontmatter(fixed, "07_evidence")
     assert "".join(fixed["cells"][0]["source"]) == "---\nnumbering:\n  enumerator: 7.%s\n---\n# T\n"
 
 
@@ -186,7 +186,7 @@ def test_every_displayed_equation_gets_a_label():
     assert lr.unlabelled_equations(text) == ["c = d", "x"]
     notebook = {"cells": [{"cell_type": "markdown", "source": text},
                           {"cell_type": "markdown", "source": "$$\ne\n$$ (evidence-eq-4)"}]}
-    lr._label_equations(notebook, "06_evidence")
+    lr._label_equations(notebook, "07_evidence")
     assert lr.unlabelled_equations(notebook["cells"][0]["source"]) == []
     assert "$$\nc = d\n$$ (evidence-eq-5)" in notebook["cells"][0]["source"]  # after the largest in use
 

@@ -100,7 +100,7 @@ def test_frame_grid_subsamples_and_lays_out_rows():
 
 
 def test_pdf_check_finds_undefined_references():
-    log = ("LaTeX Warning: Reference `book/05_gp_prior:ex-gp-prior-2' on page 75 undefined on input line 4282.\n"
+    log = ("LaTeX Warning: Reference `book/06_gp_prior:ex-gp-prior-2' on page 75 undefined on input line 4282.\n"
            "LaTeX Warning: There were undefined references.\n")
     found = check_pdf.problems_in_log(log)
     assert len(found) == 2 and "ex-gp-prior-2" in found[0]

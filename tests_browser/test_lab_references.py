@@ -82,7 +82,7 @@ def test_chapter_reads_cleanly_in_jupyterlab(lab, chapter):
         assert caption in plain, f"{chapter}: figure caption {caption!r} not shown"
     for short, full in citations:
         assert len(full) > len(short) + 10, f"{chapter}: citation {short!r} has no full reference ({full!r})"
-    if chapter == "05_gp_prior.ipynb":  # the full reference shows on hover
+    if chapter == "06_gp_prior.ipynb":  # the full reference shows on hover
         from selenium.webdriver.common.action_chains import ActionChains
         from selenium.webdriver.common.by import By
 
@@ -93,7 +93,7 @@ def test_chapter_reads_cleanly_in_jupyterlab(lab, chapter):
         SHOTS.mkdir(parents=True, exist_ok=True)
         driver.save_screenshot(str(SHOTS / "lab_citations.png"))
         assert citations[0][1].split(".")[0] in notebook_text(driver) + driver.find_element(By.TAG_NAME, "body").text
-    if chapter == "06_evidence.ipynb":  # a figure with its caption under it
+    if chapter == "07_evidence.ipynb":  # a figure with its caption under it
         driver.execute_script(
             f"[...document.querySelectorAll('{PANEL} .jp-MarkdownCell')].find(c => c.textContent.includes('Fig. 7.1'))"
             ".scrollIntoView({block: 'end'})")

@@ -28,18 +28,18 @@ CHAPTERS = {
     "02": ("Soft margin and\nthe primal", "I", (0.14, 0.68)),
     "03": ("Duality and SMO", "I", (0.14, 0.50)),
     "04": ("Kernels", "I", (0.14, 0.32)),
-    "04b": ("SVMs in practice", "I", (0.14, 0.14)),
-    "05": ("The SVM as a\nGaussian-process model", "II", (0.50, 0.59)),
-    "06": ("Evidence and\nerror bars", "II", (0.50, 0.86)),
-    "07": ("Mean-field GP\nclassification", "II", (0.50, 0.23)),
-    "08": ("The bootstrap without\nresampling (replicas)", "III", (0.86, 0.23)),
-    "09": ("LS-SVR and Bayesian\nRBF networks", "III", (0.86, 0.59)),
+    "05": ("SVMs in practice", "I", (0.14, 0.14)),
+    "06": ("The SVM as a\nGaussian-process model", "II", (0.50, 0.59)),
+    "07": ("Evidence and\nerror bars", "II", (0.50, 0.86)),
+    "08": ("Mean-field GP\nclassification", "II", (0.50, 0.23)),
+    "09": ("The bootstrap without\nresampling (replicas)", "III", (0.86, 0.23)),
+    "10": ("LS-SVR and Bayesian\nRBF networks", "III", (0.86, 0.59)),
 }
-#: (prerequisite, chapter): read the prerequisite first. The toolkit appendix (not drawn) backs 06-08.
+#: (prerequisite, chapter): read the prerequisite first. The toolkit appendix (not drawn) backs 07-09.
 PREREQUISITES = [
-    ("01", "02"), ("02", "03"), ("03", "04"), ("04", "04b"),
-    ("04", "05"), ("02", "05"), ("05", "06"), ("05", "07"),
-    ("03", "08"), ("07", "08"), ("04", "09"), ("05", "09"),
+    ("01", "02"), ("02", "03"), ("03", "04"), ("04", "05"),
+    ("04", "06"), ("02", "06"), ("06", "07"), ("06", "08"),
+    ("03", "09"), ("08", "09"), ("04", "10"), ("06", "10"),
 ]
 BOX_W, BOX_H = 0.24, 0.125
 COLOURS = {"I": "#dbe9f6", "II": "#fde8cf", "III": "#e3f1dc", "A": "#eeeeee"}

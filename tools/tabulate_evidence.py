@@ -3,7 +3,7 @@
 
     .venv/bin/python tools/tabulate_evidence.py      # writes svmlib/_tables/evidence_toy.json
 
-The chapter reads the table instead of recomputing (Run All <= 10 s); tests/test_exercises_ch5_7.py
+The chapter reads the table instead of recomputing (Run All <= 10 s); tests/test_exercises_ch6_8.py
 recomputes sampled entries and compares. Contents (all for the seed's Fig. 2 toy: x uniform on
 [0, 1], RBF l = 0.05, C_true = 2, K0_true = 5, n = 50, C K0 = 10 along the C grid):
 

@@ -3,7 +3,7 @@
 
     .venv/bin/python tools/tabulate_gpc.py      # writes svmlib/_tables/gpc_pima.json
 
-Chapter 7 reads the table instead of recomputing (Run All <= 10 s); tests/test_exercises_ch5_7.py
+Chapter 7 reads the table instead of recomputing (Run All <= 10 s); tests/test_exercises_ch6_8.py
 recomputes sampled entries and compares. Contents:
 
 * ``fits``: the Pima hyperparameter fits of the three free energies (``gpc.fit_hyperparameters``:

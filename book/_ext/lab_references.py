@@ -15,7 +15,7 @@ Lab form (what the notebook stores; JupyterLab shows)          role the book bui
 ``[(3.5)](03_duality_smo.ipynb#dual-objective)``               ``{eq}`dual-objective```
 ``[Chapter 3](03_duality_smo.ipynb#ch-duality)``               ``{numref}`Chapter %s <ch-duality>```
 ``[Fig. 1.1](#fig-margin-scan)``                               ``{numref}`Fig. %s <fig-margin-scan>```
-``[Exercise 6.2](05_gp_prior.ipynb#ex-gp-prior-2)``            ``{numref}`Exercise %s <ex-gp-prior-2>```
+``[Exercise 6.2](06_gp_prior.ipynb#ex-gp-prior-2)``            ``{numref}`Exercise %s <ex-gp-prior-2>```
 ============================================================  ===========================================
 
 An ``{abbr}`` shows the short citation in JupyterLab and the full reference (as the book's bibliography

@@ -1,4 +1,4 @@
-"""Checkers and tabulated data of chapters 5-7 (GP prior, evidence, mean-field GPC).
+"""Checkers and tabulated data of chapters 6-8 (GP prior, evidence, mean-field GPC).
 
 Each checker is called with a right and with a wrong answer; each table the chapters read is
 compared with a fresh computation of sampled entries.

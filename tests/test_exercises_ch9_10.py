@@ -1,4 +1,4 @@
-"""Checkers of the implementation exercises of chapters 8 (replica bootstrap) and 9 (LS-SVR):
+"""Checkers of the implementation exercises of chapters 9 (replica bootstrap) and 10 (LS-SVR):
 each accepts a right answer and rejects wrong ones with a message that says which case failed and how.
 Also smoke tests of the chapter-8 figures added with them."""
 
