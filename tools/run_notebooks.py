@@ -29,13 +29,20 @@ book hides (``remove-cell`` set-up and assertion cells, ``hide-input``, ...) are
 Cells tagged ``nbval-ignore-output`` (live widgets, wall-clock timing tables)
 keep their outputs in the file but are excluded from the ``--check``
 comparison, exactly as nbval ignores them.
+
+``--check`` executes into memory (it never writes) and compares with ``tools/output_compare.py``,
+the comparison nbval uses too (``tools/nbval_tolerant.py``): numbers agree to round-off
+(relative 1e-6, absolute 1e-10, one unit in the last printed digit), integers and words exactly,
+figures (also the widget state's frames) to an RMS pixel difference of 1. Stored outputs that a
+different CPU, BLAS kernel or SIMD level would print in other last digits therefore passes; a
+changed number, word, count or figure fails. The stored file must still be exactly what the runner
+writes from its own outputs (normalised).
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
-import difflib
 import json
 import re
 import os
@@ -51,6 +58,8 @@ from nbclient.exceptions import CellExecutionError
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 from lab_references import GLUE, refresh_glue_values  # noqa: E402  (glued numbers readable in JupyterLab)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from output_compare import compare_notebooks  # noqa: E402  (round-off-tolerant, meaning-strict comparison)
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 MODEL_ID = re.compile(r"[0-9a-f]{32}")
 IGNORE_TAG = "nbval-ignore-output"
@@ -164,7 +173,7 @@ def execute(path, timeout=600):
 
 
 def _comparable(nb):
-    """The notebook as JSON text, outputs of ignore-tagged cells removed.
+    """The notebook as a plain dict, outputs of ignore-tagged cells removed.
 
     The glued numbers written into the markdown are compared through the outputs that glue them (a
     wall-clock timing is glued by an ignore-tagged cell and changes on every run)."""
@@ -174,14 +183,7 @@ def _comparable(nb):
             cell.outputs = []
         if cell.cell_type == "markdown":
             cell.source = GLUE.sub(lambda m: "{glued %s}" % m.group("key"), cell.source)
-    return nbformat.writes(nb)
-
-
-def _short_diff(old, new, name):
-    lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), f"{name} (stored)",
-                                      f"{name} (re-run)", n=1, lineterm=""))
-    shown = [line if len(line) < 200 else line[:200] + "..." for line in lines[:40]]
-    return "\n".join(shown) + ("\n..." if len(lines) > 40 else "")
+    return json.loads(nbformat.writes(nb))
 
 
 def _as_file_text(nb):
@@ -200,10 +202,14 @@ def process(path, check, timeout):
     seconds = time.perf_counter() - start
     if check:
         text = Path(path).read_text()
-        stored = normalise(nbformat.reads(text, as_version=4))
-        old, new = _comparable(stored), _comparable(fresh)
-        if old != new:
-            return path, False, "re-running changes the stored outputs:\n" + _short_diff(old, new, path), seconds
+        try:
+            stored = normalise(nbformat.reads(text, as_version=4))
+        except Exception as err:  # e.g. a glue role the stored outputs do not glue: the file is stale
+            return path, False, f"the stored notebook cannot be normalised ({err}): re-run it", seconds
+        problems = compare_notebooks(_comparable(stored), _comparable(fresh))
+        if problems:
+            return path, False, "re-running changes the stored outputs beyond round-off:\n  " + "\n  ".join(
+                p[:400] for p in problems), seconds
         if text != _as_file_text(stored):
             return path, False, "the stored file is not normalised: run tools/run_notebooks.py on it", seconds
         return path, True, "unchanged", seconds
