@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Timings of chapter 7 (mean-field GP classification), one BLAS thread.
+"""Timings of :ref:`Chapter 8 <ch-mean-field-gpc>` (mean-field GP classification), one BLAS thread.
 
     .venv/bin/python benchmarks/gpc_timings.py [--repeats 20]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Timings for chapter 9 (LS-SVR), in one run, one BLAS thread, Agg backend.
+"""Timings for :ref:`Chapter 10 <ch-lssvr>` (LS-SVR), in one run, one BLAS thread, Agg backend.
 
     .venv/bin/python benchmarks/lssvr.py [--repeats 3]
 

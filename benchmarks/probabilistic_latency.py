@@ -1,4 +1,4 @@
-"""Widget latency of chapters 5 and 6 (Agg, book style, incl. drawing) and evidence-curve timings.
+"""Widget latency of :ref:`Chapter 6 <ch-gp-prior>` and :ref:`Chapter 7 <ch-evidence>` (Agg, book style, incl. drawing) and evidence-curve timings.
 
     .venv/bin/python benchmarks/probabilistic_latency.py
 

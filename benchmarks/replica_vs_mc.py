@@ -8,7 +8,7 @@ same Gram matrix. Prints eps_theory, eps_MC +- SE, the theory's iterations and t
 CPU time (process time: robust when other jobs share the machine) and in wall time. The theory
 takes 10-100 ms, so its time is the median of 21 solves (a median of 5 moved by +-10 % between
 runs on crabs); the Monte Carlo runs once (0.3-8 s). 'grad cpu' is the CPU time of the
-theory's gradient in ln l (error_gradient, eq. boot-implicit); the last two columns are the
+theory's gradient in ln l (error_gradient, eq. :eq:`(9.22) <boot-implicit>`); the last two columns are the
 iterations and CPU time of the readable plain iteration (iterate_replica, median of 3), which
 reaches the same fixed point (asserted).
 

@@ -127,7 +127,7 @@ def standardize(X, X_test=None):
 def load_crabs(target="species", standardize_inputs=True):
     """MASS crabs (Campbell & Mahon 1974): 200 crabs, 5 body measurements.
 
-    Data for chapters 3-9 (no equation of its own).
+    Data for :ref:`Chapter 3 <ch-duality>` to :ref:`Chapter 10 <ch-lssvr>` (no equation of its own).
 
     ``target='species'`` (blue = -1, orange = +1) or ``'sex'`` (F = -1, M = +1).
 
@@ -169,7 +169,7 @@ def load_crabs(target="species", standardize_inputs=True):
 def load_pima(standardize_inputs=True):
     """MASS Pima.tr (200, training) and Pima.te (332, test): diabetes in Pima women.
 
-    Data for chapters 6-8 (no equation of its own).
+    Data for :ref:`Chapter 7 <ch-evidence>` to :ref:`Chapter 9 <ch-replica>` (no equation of its own).
 
     Labels: 'No' = -1, 'Yes' = +1. Inputs standardised with training statistics.
 
@@ -204,7 +204,7 @@ def load_pima(standardize_inputs=True):
 def load_biopsy(deduplicate=True, standardize_inputs=True):
     """MASS biopsy (Wisconsin breast cancer; Wolberg & Mangasarian 1990).
 
-    Data for chapters 7-8 (no equation of its own).
+    Data for :ref:`Chapter 8 <ch-mean-field-gpc>` to :ref:`Chapter 9 <ch-replica>` (no equation of its own).
 
     Rows with missing values (16) are dropped: 683 remain. They hold only 449
     distinct inputs; duplicate inputs make a kernel matrix singular, so by
@@ -250,7 +250,7 @@ def load_biopsy(deduplicate=True, standardize_inputs=True):
 def make_blobs2d(n=40, *, separation=2.0, spread=1.0, random_state=None):
     """Two seeded Gaussian blobs in 2-D with labels -1/+1 (``n`` points in all).
 
-    Toy data for chapters 1-4 (no equation of its own).
+    Toy data for :ref:`Chapter 1 <ch-margin>` to :ref:`Chapter 4 <ch-kernels>` (no equation of its own).
 
     Parameters
     ----------

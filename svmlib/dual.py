@@ -1,6 +1,6 @@
 r"""The SVM dual by sequential minimal optimisation (SMO).
 
-The soft-margin dual (eq. dual-objective of chapter 3) is
+The soft-margin dual (eq. :eq:`(3.6) <dual-objective>`) is
 
 .. math::
 
@@ -125,7 +125,7 @@ class DualSolution:
     converged : bool
         Whether the KKT violation dropped below ``tol`` before ``max_iter``.
     objective : float
-        Dual objective ``W = sum(alpha) - alpha^T Q alpha / 2`` (eq. dual-objective).
+        Dual objective ``W = sum(alpha) - alpha^T Q alpha / 2`` (eq. :eq:`(3.6) <dual-objective>`).
     primal_objective : float
         ``|w|^2 / 2 + C sum_i max(0, 1 - y_i f(x_i))`` at ``w = sum alpha_i y_i phi(x_i)``
         and this ``b`` (``|w|^2 / 2`` for a hard margin).
@@ -139,7 +139,7 @@ class DualSolution:
     free : ndarray of bool (n,)
         ``0 < alpha < C`` (the points on the margin).
     decision : ndarray (n,)
-        ``f(x_i)`` on the training points, bias included (eq. smo-decision).
+        ``f(x_i)`` on the training points, bias included (eq. :eq:`(3.7) <smo-decision>`).
 
     Examples
     --------
@@ -183,7 +183,7 @@ class SMOState:
     b : float
         Bias from the running ``v``.
     objective : float
-        Dual objective (eq. dual-objective).
+        Dual objective (eq. :eq:`(3.6) <dual-objective>`).
     violation : float
         KKT violation.
 
@@ -192,7 +192,7 @@ class SMOState:
 
     ``pair`` is the working pair ``(i, j)`` of the step that led here (``(t, t)`` for
     a single coordinate without bias, ``None`` for the starting point). ``violation`` is
-    the maximal violating pair ``m - M`` (eq. smo-kkt-violation) with a bias, the largest
+    the maximal violating pair ``m - M`` (eq. :eq:`(3.12) <smo-kkt-violation>`) with a bias, the largest
     projected-gradient component without.
 
     Examples
@@ -898,7 +898,7 @@ def _finish(solver, n_iter, converged, fit_intercept):
 
 def solve_dual(K, y, C=1.0, *, fit_intercept=True, tol=1e-3, max_iter=None, alpha0=None,
                sample_weight=None):
-    """Solve the SVM dual by SMO (eq. dual-objective).
+    """Solve the SVM dual by SMO (eq. :eq:`(3.6) <dual-objective>`).
 
     Parameters
     ----------
@@ -976,10 +976,10 @@ def smo_steps(K, y, C=1.0, *, fit_intercept=True, tol=1e-3, max_iter=None, sampl
 
     The first state is the starting point (``iteration=0``, ``pair=None``); the last
     is :func:`solve_dual`'s solution (same code, same arithmetic). Each :class:`SMOState`
-    holds a copy of ``alpha``, the bias, the dual objective (eq. dual-objective) and the
-    KKT violation (eq. smo-kkt-violation) at that state (below ``tol`` at the last one if
-    it converged). Each step is the pair update of eq. (smo-pair-gain) on the pair chosen
-    by eq. (smo-wss2). Unlike :func:`solve_dual` it does not warn when ``max_iter`` steps
+    holds a copy of ``alpha``, the bias, the dual objective (eq. :eq:`(3.6) <dual-objective>`) and the
+    KKT violation (eq. :eq:`(3.12) <smo-kkt-violation>`) at that state (below ``tol`` at the last one if
+    it converged). Each step is the pair update of eq. :eq:`(3.13) <smo-pair-gain>` on the pair chosen
+    by eq. :eq:`(3.14) <smo-wss2>`. Unlike :func:`solve_dual` it does not warn when ``max_iter`` steps
     do not converge: the last state's ``violation`` says so.
 
     Parameters

@@ -1,4 +1,4 @@
-r"""Evidence for the SVM's hyperparameters (chapter 6), after :cite:`sollich2002bayesian`.
+r"""Evidence for the SVM's hyperparameters (:ref:`Chapter 7 <ch-evidence>`), after :cite:`sollich2002bayesian`.
 
 The evidence of the normalised model of :mod:`svmlib.probabilistic` is
 
@@ -6,10 +6,10 @@ The evidence of the normalised model of :mod:`svmlib.probabilistic` is
           \prod_i Q(x_i), \qquad
           Q_\text{naive}(D) = \int d\theta\, N(\theta \mid 0, K) \prod_i \kappa(C) e^{-C l(y_i \theta_i)}
 
-(eq. ev-full). This module gives
+(eq. :eq:`(7.2) <ev-full>`). This module gives
 
 * :func:`laplace_log_naive_evidence` -- the Laplace-type estimate with :math:`\det(I + L_m K_m)`
-  (eq. ev-laplace);
+  (eq. :eq:`(7.5) <ev-laplace>`);
 * :func:`exact_log_naive_evidence` -- the exact value for ``n <= 3`` (closed form for
   ``n = 1``, numerical integration with the last coordinate done analytically for 2 and 3);
 * :func:`log_normaliser_mc` and :func:`log_normaliser_ais` -- :math:`\ln\langle N^n\rangle`
@@ -66,7 +66,7 @@ __all__ = [
 class LowESSWarning(UserWarning):
     """A Monte Carlo estimate rests on too few effective samples to be trusted.
 
-    Raised about the estimates of eq. (ev-normaliser) of chapter 6.
+    Raised about the estimates of eq. :eq:`(7.11) <ev-normaliser>`.
 
     Examples
     --------
@@ -116,9 +116,9 @@ def _check_gram(K, n, *, psd=True):
 # --------------------------------------------------------------------------
 
 def laplace_log_naive_evidence(K, y, alpha, C):
-    r"""Laplace-type estimate of :math:`\ln Q_\text{naive}(D)` (eq. ev-laplace).
+    r"""Laplace-type estimate of :math:`\ln Q_\text{naive}(D)` (eq. :eq:`(7.5) <ev-laplace>`).
 
-    Implements eq. (ev-laplace) of chapter 6.
+    Implements eq. :eq:`(7.5) <ev-laplace>`.
 
     .. math:: \ln Q_\text{naive} \approx -\tfrac12 \sum_i y_i \alpha_i \theta^*_i
               - C \sum_i l(y_i \theta^*_i) + n \ln \kappa(C) - \tfrac12 \ln\det(I + L_m K_m),
@@ -183,7 +183,7 @@ def laplace_log_naive_evidence(K, y, alpha, C):
 def log_naive_evidence(K, y, C):
     r"""Solve the no-bias dual for ``(K, y, C)`` and return the Laplace estimate of ln Q_naive.
 
-    Implements eq. (ev-laplace) of chapter 6 at the MAP of eq. (gp-map-dual) of chapter 5.
+    Implements eq. :eq:`(7.5) <ev-laplace>` at the MAP of eq. :eq:`(6.12) <gp-map-dual>`.
 
     Parameters
     ----------
@@ -228,10 +228,10 @@ def _log_inner(mu, s2, C):
 def exact_log_naive_evidence(K, y, C, *, epsrel=1e-7):
     r"""Exact :math:`\ln Q_\text{naive}(D)` for ``n <= 3`` inputs (the tests' and the chapter's reference).
 
-    Implements eq. (ev-n1) of chapter 6 (and eq. (ev-full)'s integral for n = 2, 3).
+    Implements eq. :eq:`(7.10) <ev-n1>` (and eq. :eq:`(7.2) <ev-full>`'s integral for n = 2, 3).
 
     ``n = 1``: :math:`Q = \kappa[\Phi(-1/\sqrt{K}) + e^{-C + C^2 K/2}\Phi((1 - CK)/\sqrt{K})]`
-    (eq. ev-n1). For ``n = 2, 3`` the last latent value is Gaussian given the others and is
+    (eq. :eq:`(7.10) <ev-n1>`). For ``n = 2, 3`` the last latent value is Gaussian given the others and is
     integrated in the same closed form; the remaining one or two are integrated numerically
     (``scipy.integrate.quad``/``nquad``) with break points at the hinges :math:`\theta_i = y_i`,
     over :math:`\pm 12` prior standard deviations (the tails beyond are below 1e-30).
@@ -317,7 +317,7 @@ def exact_log_naive_evidence(K, y, C, *, epsrel=1e-7):
 
 @dataclass
 class NormaliserEstimate:
-    r"""An estimate of :math:`\ln\langle N(\theta)^n\rangle_\text{GP}` (eq. ev-normaliser).
+    r"""An estimate of :math:`\ln\langle N(\theta)^n\rangle_\text{GP}` (eq. :eq:`(7.11) <ev-normaliser>`).
 
     Attributes
     ----------
@@ -368,7 +368,7 @@ def _summarise(log_w, method, min_ess, stacklevel=3):
 def log_normaliser_mc(prior, n, C, *, n_draws=2000, scale=1.0, random_state=None, min_ess=None):
     r"""Plain Monte Carlo :math:`\ln\langle N^n\rangle` from GP prior draws on ``prior``'s points.
 
-    Implements eq. (ev-normaliser) of chapter 6 by plain Monte Carlo.
+    Implements eq. :eq:`(7.11) <ev-normaliser>` by plain Monte Carlo.
 
     With a grid and uniform weights this is the data-independent normaliser for uniform
     :math:`Q(x)`; with the training inputs it is the seed's empirical proxy. Warns
@@ -454,7 +454,7 @@ def log_normaliser_ais(prior, n, C, *, n_chains=100, n_temps=50, scale=1.0, rand
                        min_ess=None):
     r"""Annealed importance sampling :cite:`neal2001annealed` of :math:`\ln\langle N^n\rangle`.
 
-    Implements eq. (ev-normaliser) of chapter 6 by annealed importance sampling (eq. (tk-ais-
+    Implements eq. :eq:`(7.11) <ev-normaliser>` by annealed importance sampling (eq. (tk-ais-
     weight) of the toolkit appendix).
 
     Chains start from GP prior draws and move through :math:`Q(\theta) N(\theta)^{\beta n}`,
@@ -568,7 +568,7 @@ def _smc_along_path(prior, n, C_path, scale_path, n_chains, n_beta, n_moves, rng
 class NormaliserCurve:
     r""":math:`\ln\langle N^n\rangle` along ``C`` at fixed :math:`C K_0` (data independent).
 
-    Eq. (ev-normaliser) of chapter 6 along a path of C.
+    Eq. :eq:`(7.11) <ev-normaliser>` along a path of C.
 
     Attributes
     ----------
@@ -603,7 +603,7 @@ def normaliser_curve(kernel, grid, n, C_values, *, CK0, n_chains=50, n_beta=30, 
                      n_replicas=4, random_state=0, max_se=0.5):
     r""":math:`\ln\langle N^n\rangle` for every C of ``C_values`` at fixed :math:`C K_0` by chained sampling.
 
-    Implements eq. (ev-normaliser) of chapter 6.
+    Implements eq. :eq:`(7.11) <ev-normaliser>`.
 
     The "Monte Carlo chaining" of Sollich (2002) as a sequential Monte Carlo sampler
     (annealed importance sampling with resampling, :cite:`neal2001annealed`): particles start at the
@@ -705,7 +705,7 @@ def _check_C_values(C_values):
 class EvidenceCurve:
     r"""Naive and full log evidence along ``C`` with :math:`C K_0` fixed.
 
-    Eq. (ev-full) of chapter 6 along a path of C.
+    Eq. :eq:`(7.2) <ev-full>` along a path of C.
 
     Attributes
     ----------
@@ -758,7 +758,7 @@ class EvidenceCurve:
 
 def evidence_curve(X, y, kernel, C_values, *, CK0, grid=None, normaliser="chain", n_draws=2000,
                    random_state=0, **chain_options):
-    r"""Naive and full evidence along ``C_values`` at fixed :math:`C K_0` (eq. ev-full).
+    r"""Naive and full evidence along ``C_values`` at fixed :math:`C K_0` (eq. :eq:`(7.2) <ev-full>`).
 
     The kernel's Gram matrix is rescaled as a whole, :math:`K(C) = (C K_0 / C)\,
     K_\text{kernel} / K_{0,\text{kernel}}` (so ``B2 / K0`` is held fixed), which leaves the SVM
@@ -766,7 +766,7 @@ def evidence_curve(X, y, kernel, C_values, *, CK0, grid=None, normaliser="chain"
 
     Data sets with a single label are accepted (not ``svmlib._validation.check_data``, which
     demands two classes): the model generates them, the no-bias dual has no equality constraint
-    to need both classes, and chapter 6 shows that their evidence cannot determine C.
+    to need both classes, and :ref:`Chapter 7 <ch-evidence>` shows that their evidence cannot determine C.
 
     Parameters
     ----------

@@ -40,8 +40,8 @@ __all__ = [
 class Kernel(BaseEstimator):
     r"""Base class: ``K(x, x') = K0 * k(x, x') + B2``; subclasses define ``k``.
 
-    The Gram matrix :math:`K_{ij} = K(x_i, x_j)` is what the kernel dual (eq. kernel-dual)
-    needs; the subclasses are the kernels of eq. (kernel-list). The base class has no
+    The Gram matrix :math:`K_{ij} = K(x_i, x_j)` is what the kernel dual (eq. :eq:`(4.1) <kernel-dual>`)
+    needs; the subclasses are the kernels of eq. :eq:`(4.7) <kernel-list>`. The base class has no
     constructor of its own: each subclass takes its own parameters plus ``K0`` and ``B2``.
 
     Attributes
@@ -98,7 +98,7 @@ class Kernel(BaseEstimator):
 class Linear(Kernel):
     r"""Linear kernel :math:`K(x, x') = K_0\, x \cdot x' + B^2`.
 
-    The :math:`k_{\rm lin}` of eq. (kernel-list).
+    The :math:`k_{\rm lin}` of eq. :eq:`(4.7) <kernel-list>`.
 
     Parameters
     ----------
@@ -137,8 +137,8 @@ class Polynomial(Kernel):
     r"""Polynomial kernel :math:`K(x, x') = K_0 (c_0 + x \cdot x')^p + B^2`.
 
     ``p`` is a positive integer degree, ``c0 >= 0`` the offset
-    (``c0 = 1, p = 2`` is the tutorial's :math:`(1 + x \cdot x')^2`, eq. kernel-poly2-map).
-    The :math:`k_{\rm poly}` of eq. (kernel-list).
+    (``c0 = 1, p = 2`` is the tutorial's :math:`(1 + x \cdot x')^2`, eq. :eq:`(4.2) <kernel-poly2-map>`).
+    The :math:`k_{\rm poly}` of eq. :eq:`(4.7) <kernel-list>`.
 
     Parameters
     ----------
@@ -211,7 +211,7 @@ class RBF(_Stationary):
     .. math:: K(x, x') = K_0 \exp\!\Big(-\sum_d \frac{(x_d - x'_d)^2}{2 l_d^2}\Big) + B^2 ,
 
     with one length scale ``l`` or one per input dimension (automatic relevance determination).
-    With a single ``l`` this is the :math:`k_{\rm RBF}` of eq. (kernel-list).
+    With a single ``l`` this is the :math:`k_{\rm RBF}` of eq. :eq:`(4.7) <kernel-list>`.
 
     Parameters
     ----------
@@ -289,8 +289,8 @@ class OrnsteinUhlenbeck(_Stationary):
 
     Here :math:`\lVert x - x' \rVert` is the Euclidean distance (of the inputs divided by
     their length scales when ``l`` has one entry per dimension); with a single ``l`` this is the
-    :math:`k_{\rm OU}` of eq. (kernel-list). Its sample paths are continuous but nowhere
-    differentiable; an SVM with it has a kink at each support vector (eq. kernel-ou-kink).
+    :math:`k_{\rm OU}` of eq. :eq:`(4.7) <kernel-list>`. Its sample paths are continuous but nowhere
+    differentiable; an SVM with it has a kink at each support vector (eq. :eq:`(4.9) <kernel-ou-kink>`).
 
     Parameters
     ----------
@@ -333,7 +333,7 @@ class UserKernel(Kernel):
 
     The returned shape and finiteness are checked, so a wrong kernel fails with a
     clear message rather than deep inside a solver. Whether ``k`` is positive
-    semidefinite, as eq. (kernel-dual) needs, is not checked; test a Gram matrix with
+    semidefinite, as eq. :eq:`(4.1) <kernel-dual>` needs, is not checked; test a Gram matrix with
     :func:`is_psd`.
 
     Parameters
@@ -390,7 +390,7 @@ def make_kernel(kernel, **params):
 
     ``kernel`` may be a Kernel (returned as is), a name (``'linear'``, ``'poly'``,
     ``'rbf'``, ``'ou'``; ``params`` go to its constructor) or a callable ``k(X, Y)``.
-    It implements no equation of its own: it selects one of the kernels of eq. (kernel-list).
+    It implements no equation of its own: it selects one of the kernels of eq. :eq:`(4.7) <kernel-list>`.
 
     Parameters
     ----------
@@ -444,7 +444,7 @@ def make_kernel(kernel, **params):
 def gram(kernel, X, Y=None):
     """Gram matrix ``K(X, Y)`` of any kernel :func:`make_kernel` accepts.
 
-    The matrix :math:`K_{ij} = k(x_i, y_j)` of eq. (kernel-dual).
+    The matrix :math:`K_{ij} = k(x_i, y_j)` of eq. :eq:`(4.1) <kernel-dual>`.
 
     Parameters
     ----------
@@ -474,7 +474,7 @@ def min_eigenvalue(K):
     r"""Smallest eigenvalue of the symmetric part of a square matrix.
 
     A kernel is positive semidefinite when every Gram matrix has no negative eigenvalue
-    (the condition of Mercer's theorem, eq. kernel-mercer); this is the number to look at.
+    (the condition of Mercer's theorem, eq. :eq:`(4.6) <kernel-mercer>`); this is the number to look at.
 
     Parameters
     ----------
@@ -506,7 +506,7 @@ def is_psd(K, tol=None):
     negative; the default tolerance ``tol = 10 n eps max(1, max_ij abs(K_ij))`` scales with the
     size and magnitude of ``K`` (the bound on eigenvalue error of a symmetric
     eigensolver). Positive semidefinite Gram matrices are what makes a function a
-    kernel (the condition of Mercer's theorem, eq. kernel-mercer) and the dual concave.
+    kernel (the condition of Mercer's theorem, eq. :eq:`(4.6) <kernel-mercer>`) and the dual concave.
 
     Parameters
     ----------
@@ -561,7 +561,7 @@ def poly2_feature_map(X):
     .. math:: \phi(x) = (1, \sqrt2 x_1, \sqrt2 x_2, x_1^2, x_2^2, \sqrt2 x_1 x_2),
 
     so that :math:`\phi(x) \cdot \phi(x') = (1 + x \cdot x')^2` (the tutorial's
-    kernel-trick example, eq. kernel-poly2-map).
+    kernel-trick example, eq. :eq:`(4.2) <kernel-poly2-map>`).
 
     Parameters
     ----------

@@ -7,23 +7,23 @@ SVM's inequality constraints for equalities, so training is one linear system,
     \Psi \begin{bmatrix} b \\ \alpha \end{bmatrix} = \begin{bmatrix} 0 \\ y \end{bmatrix},
     \qquad
     \Psi = \begin{bmatrix} 0 & \mathbf 1^\top \\ \mathbf 1 & \Omega + I/\gamma \end{bmatrix}
-    \qquad \text{(eq. lssvr-kkt)}
+    \qquad \text{(eq. :eq:`(10.4) <lssvr-kkt>`)}
 
-and predicts :math:`f(x) = \sum_i \alpha_i k(x, x_i) + b` (eq. lssvr-predict). Dropping the bias
+and predicts :math:`f(x) = \sum_i \alpha_i k(x, x_i) + b` (eq. :eq:`(10.5) <lssvr-predict>`). Dropping the bias
 (``b = 0``) leaves kernel ridge regression, :math:`(\Omega + I/\gamma)\alpha = y`.
 
 The *Bayesian* :math:`\epsilon`-LS-SVR is an RBF network with one centre per training point,
 parameters :math:`\theta = [b, \alpha]`, noise variance :math:`\sigma^2 = 1` and a Gaussian "prior"
-whose precision is (eq. lssvr-prior-precision)
+whose precision is (eq. :eq:`(10.9) <lssvr-prior-precision>`)
 
 .. math::
     \Sigma^{-1} = \begin{bmatrix} \epsilon & \mathbf 1^\top/\gamma \\
                   \mathbf 1/\gamma & \mathbf 1 \mathbf 1^\top + 2\Omega/\gamma + I/\gamma^2 \end{bmatrix},
     \qquad \mu = \Sigma \begin{bmatrix} 0 \\ y \end{bmatrix} / \gamma .
 
-Its posterior precision is :math:`\Psi^\top\Psi + \epsilon s_1 s_1^\top` (eq. lssvr-post-precision)
+Its posterior precision is :math:`\Psi^\top\Psi + \epsilon s_1 s_1^\top` (eq. :eq:`(10.10) <lssvr-post-precision>`)
 and the posterior mean :math:`\mu^*` differs from the LS-SVR solution by the closed form of the
-seed's lemma (eq. lssvr-lemma), which is linear in :math:`\epsilon`.
+seed's lemma (eq. :eq:`(10.11) <lssvr-lemma>`), which is linear in :math:`\epsilon`.
 
 Numerics: nothing here forms an inverse. The LS-SVR system is solved by eliminating ``b`` with
 two solves of the positive definite block :math:`\Omega + I/\gamma` (one Cholesky factor). The
@@ -87,7 +87,7 @@ __all__ = [
 def rbf_from_c(c=1.0):
     r"""The seed's RBF kernel :math:`\exp(-c^2 \|x - x'\|^2)` as a :class:`svmlib.kernels.RBF`.
 
-    Implements eq. (lssvr-rbf) of chapter 9.
+    Implements eq. :eq:`(10.8) <lssvr-rbf>`.
 
     svmlib's RBF is :math:`\exp(-\|x - x'\|^2 / (2 l^2))`, so :math:`l = 1 / (\sqrt2\, c)`.
 
@@ -114,7 +114,7 @@ def rbf_from_c(c=1.0):
 def make_sinc(n=1200, *, low=-2 * np.pi, high=2 * np.pi, noise=0.0, random_state=None):
     r"""The seed's sinc data: ``n`` inputs uniform in ``[low, high]``, :math:`y = \sin(\pi x)/(\pi x)`.
 
-    Data for chapter 9 (no equation of its own).
+    Data for :ref:`Chapter 10 <ch-lssvr>` (no equation of its own).
 
     Returns ``X`` of shape (n, 1) sorted by x (sorting changes no fit, it only makes
     plots simple) and ``y`` of shape (n,), plus Gaussian noise of standard deviation ``noise``.
@@ -166,7 +166,7 @@ def _standardise(X, y):
 def load_regression_sets():
     """Four real regression data sets from installed packages (nothing is downloaded).
 
-    Data for chapter 9 (no equation of its own).
+    Data for :ref:`Chapter 10 <ch-lssvr>` (no equation of its own).
 
     Returns a dict ``name -> (X, y)`` with inputs and targets standardised to zero mean
     and unit variance (so that the seed's ``c^2 = 1`` is a sensible width on every set):
@@ -238,9 +238,9 @@ def _kernel_or_default(kernel):
 # LS-SVR: the KKT system
 # --------------------------------------------------------------------------------------------
 def kkt_matrix(K, gamma):
-    r"""The symmetric indefinite KKT matrix :math:`\Psi` of eq. (lssvr-kkt), shape (N+1, N+1).
+    r"""The symmetric indefinite KKT matrix :math:`\Psi` of eq. :eq:`(10.4) <lssvr-kkt>`, shape (N+1, N+1).
 
-    Implements eq. (lssvr-kkt) of chapter 9.
+    Implements eq. :eq:`(10.4) <lssvr-kkt>`.
 
     Dense and explicit, for teaching and for checks; the solvers never need it.
 
@@ -276,7 +276,7 @@ def kkt_matrix(K, gamma):
 
 
 class _KKTSolver:
-    r"""Solves :math:`\Psi z = v` by eliminating the bias (eq. lssvr-kkt).
+    r"""Solves :math:`\Psi z = v` by eliminating the bias (eq. :eq:`(10.4) <lssvr-kkt>`).
 
     With :math:`A = \Omega + I/\gamma` (positive definite) and :math:`s = \mathbf 1^\top A^{-1} \mathbf 1`:
     :math:`z_0 = (\mathbf 1^\top A^{-1} v_{1:} - v_0)/s`, :math:`z_{1:} = A^{-1}(v_{1:} - z_0 \mathbf 1)`.
@@ -307,9 +307,9 @@ class _KKTSolver:
 
 
 def solve_lssvr(K, y, gamma, *, fit_intercept=True):
-    r"""LS-SVR parameters ``(b, alpha)`` from the Gram matrix (eq. lssvr-kkt).
+    r"""LS-SVR parameters ``(b, alpha)`` from the Gram matrix (eq. :eq:`(10.4) <lssvr-kkt>`).
 
-    Implements eq. (lssvr-kkt) of chapter 9.
+    Implements eq. :eq:`(10.4) <lssvr-kkt>`.
 
     With ``fit_intercept=False`` the bias is fixed at 0 and this is kernel ridge regression,
     :math:`(\Omega + I/\gamma)\alpha = y`.
@@ -323,14 +323,14 @@ def solve_lssvr(K, y, gamma, *, fit_intercept=True):
     gamma : float
         Regularisation :math:`\gamma > 0`.
     fit_intercept : bool, default True
-        ``False`` fixes :math:`b = 0` (kernel ridge regression, eq. (lssvr-krr)).
+        ``False`` fixes :math:`b = 0` (kernel ridge regression, eq. :eq:`(10.6) <lssvr-krr>`).
 
     Returns
     -------
     b : float
         The bias.
     alpha : ndarray of shape (N,)
-        The coefficients of eq. (lssvr-predict).
+        The coefficients of eq. :eq:`(10.5) <lssvr-predict>`.
 
     Examples
     --------
@@ -358,7 +358,7 @@ def solve_lssvr(K, y, gamma, *, fit_intercept=True):
 # The Bayesian epsilon-LS-SVR
 # --------------------------------------------------------------------------------------------
 def prior_precision(K, gamma, eps):
-    r"""The seed's prior precision :math:`\Sigma^{-1}` (eq. lssvr-prior-precision), shape (N+1, N+1).
+    r"""The seed's prior precision :math:`\Sigma^{-1}` (eq. :eq:`(10.9) <lssvr-prior-precision>`), shape (N+1, N+1).
 
     Built from its closed form (not as a difference of two large matrices). For small
     ``eps`` it is indefinite: then the "prior" is no probability distribution at all.
@@ -404,7 +404,7 @@ def prior_precision(K, gamma, eps):
 def prior_mean(K, y, gamma, eps):
     r""":math:`\mu = \Sigma [0, y]/\gamma`: the seed's prior mean, which depends on the data ``y``.
 
-    The prior mean that goes with eq. (lssvr-prior-precision) of chapter 9.
+    The prior mean that goes with eq. :eq:`(10.9) <lssvr-prior-precision>`.
 
     Solved with the symmetric indefinite prior precision (LDL^T, no inverse); raises if that
     matrix is singular, where the prior mean does not exist.
@@ -455,7 +455,7 @@ def posterior_factor(K, y, gamma, eps, *, noise_variance=1.0):
     r"""Cholesky factor and mean of the :math:`\epsilon`-LS-SVR posterior.
 
     Returns ``(R, mu_star)`` with ``R`` upper triangular, :math:`R^\top R = (\Sigma^*)^{-1}`
-    (eq. lssvr-post-precision), and :math:`\mu^*` the posterior mean (= MAP).
+    (eq. :eq:`(10.10) <lssvr-post-precision>`), and :math:`\mu^*` the posterior mean (= MAP).
 
     For the seed's :math:`\sigma^2 = 1` the posterior is the least-squares problem
     :math:`\min \|\Psi\theta - [0, y]\|^2 + \epsilon b^2`; ``R`` comes from a QR factorisation
@@ -556,7 +556,7 @@ def _lemma_parts(K, y, gamma):
 
 
 def lemma_gap(K, y, gamma, eps):
-    r"""The seed's lemma: the exact gap :math:`\theta_{LS} - \mu^*` in closed form (eq. lssvr-lemma).
+    r"""The seed's lemma: the exact gap :math:`\theta_{LS} - \mu^*` in closed form (eq. :eq:`(10.11) <lssvr-lemma>`).
 
     .. math::
         \theta_{LS} - \mu^* = \frac{\epsilon}{1 + \epsilon\, s_1^\top G s_1}\, G s_1 s_1^\top
@@ -603,7 +603,7 @@ def lemma_gap(K, y, gamma, eps):
 def lemma_gap_path(K, y, gamma, eps_values):
     r""":func:`lemma_gap` for many ``eps`` at once (one factorisation): array (len(eps_values), N+1).
 
-    Implements eq. (lssvr-lemma) of chapter 9 for many :math:`\epsilon`.
+    Implements eq. :eq:`(10.11) <lssvr-lemma>` for many :math:`\epsilon`.
 
     Parameters
     ----------
@@ -658,7 +658,7 @@ class _KernelRegressorBase(RegressorMixin, BaseEstimator):
 
 
 class LSSVR(_KernelRegressorBase):
-    r"""Least-squares support vector regression (eqs. lssvr-kkt, lssvr-predict).
+    r"""Least-squares support vector regression (eqs. :eq:`(10.4) <lssvr-kkt>`, :eq:`(10.5) <lssvr-predict>`).
 
     Parameters
     ----------
@@ -696,7 +696,7 @@ class LSSVR(_KernelRegressorBase):
         self.fit_intercept = fit_intercept
 
     def fit(self, X, y):
-        """Solve the KKT system of eq. (lssvr-kkt) for ``b`` and ``alpha``."""
+        """Solve the KKT system of eq. :eq:`(10.4) <lssvr-kkt>` for ``b`` and ``alpha``."""
         X, y, K = self._fit_kernel(X, y)
         self.intercept_, self.dual_coef_ = solve_lssvr(K, y, self.gamma, fit_intercept=self.fit_intercept)
         return self
@@ -708,7 +708,7 @@ class LSSVR(_KernelRegressorBase):
         return np.concatenate([[self.intercept_], self.dual_coef_])
 
     def predict(self, X):
-        """:math:`f(x) = \\sum_i \\alpha_i k(x, x_i) + b` (eq. lssvr-predict)."""
+        """:math:`f(x) = \\sum_i \\alpha_i k(x, x_i) + b` (eq. :eq:`(10.5) <lssvr-predict>`)."""
         _, Kx = self._cross_kernel(X)
         return Kx @ self.dual_coef_ + self.intercept_
 
@@ -716,7 +716,7 @@ class LSSVR(_KernelRegressorBase):
 class BayesianLSSVR(_KernelRegressorBase):
     r"""The seed's Bayesian :math:`\epsilon`-LS-SVR: an RBF network with a Gaussian posterior.
 
-    Implements eqs. (lssvr-prior-precision) and (lssvr-post-precision) of chapter 9.
+    Implements eqs. :eq:`(10.9) <lssvr-prior-precision>` and :eq:`(10.10) <lssvr-post-precision>`.
 
     Parameters
     ----------
@@ -737,7 +737,7 @@ class BayesianLSSVR(_KernelRegressorBase):
     posterior_factor_ : ndarray
         upper triangular ``R`` with ``R.T @ R`` = posterior precision
     prior_precision_ : ndarray
-        :math:`\Sigma^{-1}` (eq. lssvr-prior-precision)
+        :math:`\Sigma^{-1}` (eq. :eq:`(10.9) <lssvr-prior-precision>`)
     prior_mean_ : ndarray
         :math:`\mu = \Sigma[0, y]/\gamma` (computed on first access)
 
@@ -761,7 +761,7 @@ class BayesianLSSVR(_KernelRegressorBase):
         self.noise_variance = noise_variance
 
     def fit(self, X, y):
-        """Posterior mean and Cholesky factor of the posterior precision (eq. lssvr-post-precision)."""
+        """Posterior mean and Cholesky factor of the posterior precision (eq. :eq:`(10.10) <lssvr-post-precision>`)."""
         X, y, K = self._fit_kernel(X, y)
         self.posterior_factor_, self.coef_ = posterior_factor(K, y, self.gamma, self.eps,
                                                               noise_variance=self.noise_variance)
@@ -817,7 +817,7 @@ class BayesianLSSVR(_KernelRegressorBase):
 class GPRegression(_KernelRegressorBase):
     r"""Gaussian-process regression posterior with a fixed kernel and noise variance.
 
-    Implements eq. (lssvr-gp) of chapter 9.
+    Implements eq. :eq:`(10.7) <lssvr-gp>`.
 
     Prior :math:`f \sim GP(0, k)`, observations :math:`y_i = f(x_i) + \text{noise}`. The posterior
     mean :math:`k(x)^\top (\Omega + \sigma^2 I)^{-1} y` is kernel ridge regression (= LS-SVR
@@ -886,7 +886,7 @@ class GPRegression(_KernelRegressorBase):
 class EpsilonSweep:
     r"""Distances between the epsilon-LS-SVR MAP and the LS-SVR along a grid of ``eps``.
 
-    Measures eq. (lssvr-lemma) of chapter 9 along a grid of :math:`\epsilon`.
+    Measures eq. :eq:`(10.11) <lssvr-lemma>` along a grid of :math:`\epsilon`.
 
     ``param_distance[k] = |theta_LS - mu*(eps_k)|`` (measured: two separate solves),
     ``param_distance_lemma[k]`` the same from the lemma's closed form, and ``arse`` /
@@ -935,7 +935,7 @@ class EpsilonSweep:
 def epsilon_sweep(X, y, eps_values, *, gamma=0.5, kernel=None):
     r"""Run the seed's Figs. 2-3 experiment on one data set (defaults: ``gamma = 0.5``, ``c^2 = 1``).
 
-    Measures eq. (lssvr-lemma) of chapter 9.
+    Measures eq. :eq:`(10.11) <lssvr-lemma>`.
 
     Parameters
     ----------
@@ -990,7 +990,7 @@ def epsilon_sweep(X, y, eps_values, *, gamma=0.5, kernel=None):
 def loglog_slope(x, y):
     """Least-squares slope of ``log y`` against ``log x``.
 
-    A summary statistic of chapter 9 (no equation of its own).
+    A summary statistic of :ref:`Chapter 10 <ch-lssvr>` (no equation of its own).
 
     Parameters
     ----------
@@ -1023,7 +1023,7 @@ def loglog_slope(x, y):
 def sinc_bands(c=1.0, gamma=1.0, eps=1e-4, *, n=1200, n_grid=400, random_state=0, data=None):
     r"""State of the seed's Fig. 4: sinc data, the epsilon-LS-SVR mean with eq.-16 and full bands, the GP.
 
-    Evaluates eqs. (lssvr-var16) and (lssvr-var-full) of chapter 9.
+    Evaluates eqs. :eq:`(10.12) <lssvr-var16>` and :eq:`(10.13) <lssvr-var-full>`.
 
     Data: ``n`` seeded sinc points in [-2pi, 2pi] (or ``data = (X, y)``); predictions on ``n_grid``
     points of [-3pi, 3pi]. The GP has the same kernel and noise variance ``1/gamma``.
@@ -1081,7 +1081,7 @@ def epsilon_convergence(eps=1e-2, *, n=40, c=1.0, gamma=1.0, offset=1.0, eps_gri
                         random_state=0):
     r"""State of the eps widget: the MAP prediction approaching the LS-SVR as ``eps`` shrinks.
 
-    Evaluates eq. (lssvr-lemma) of chapter 9 for the widget.
+    Evaluates eq. :eq:`(10.11) <lssvr-lemma>` for the widget.
 
     ``n`` seeded sinc points shifted by ``offset`` (a non-zero mean makes the bias, and so the
     gap, visible). Returns the LS-SVR and epsilon-LS-SVR predictions on [-2.5pi, 2.5pi], the

@@ -1,22 +1,22 @@
 r"""Hyperplane geometry and the maximum-margin (hard-margin) classifier.
 
-Chapter 1 of the book. A hyperplane :math:`\{x : w \cdot x + b = 0\}` splits the
+:ref:`Chapter 1 <ch-margin>` of the book. A hyperplane :math:`\{x : w \cdot x + b = 0\}` splits the
 input space in two; the classifier is :math:`\operatorname{sign}(w \cdot x + b)`.
 
 * :func:`line_from_angle` -- a line in the plane from the direction of its normal
   (an angle) and its signed distance from the origin (an offset): the two
   numbers the chapter's widget lets the reader choose.
 * :func:`signed_distances` -- :math:`(w \cdot x_i + b) / \lVert w \rVert`
-  (eq. margin-signed-distance).
+  (eq. :eq:`(1.2) <margin-signed-distance>`).
 * :func:`geometric_margin` -- the distance from the hyperplane to the closest
   training point, negative when some point is on the wrong side
-  (eq. margin-geometric).
+  (eq. :eq:`(1.3) <margin-geometric>`).
 * :func:`canonical_hyperplane` -- rescale :math:`(w, b)` so the closest points
-  have :math:`y_i (w \cdot x_i + b) = 1` (eq. margin-canonical); then the margin
-  band has width :math:`2 / \lVert w \rVert` (eq. margin-width).
+  have :math:`y_i (w \cdot x_i + b) = 1` (eq. :eq:`(1.4) <margin-canonical>`); then the margin
+  band has width :math:`2 / \lVert w \rVert` (eq. :eq:`(1.5) <margin-width>`).
 * :func:`best_margin_for_direction` -- for a fixed normal direction, the best
   offset and its margin (a one-dimensional problem solved exactly).
-* :func:`max_margin_hyperplane` -- the hard-margin SVM (eq. margin-hard-primal)
+* :func:`max_margin_hyperplane` -- the hard-margin SVM (eq. :eq:`(1.7) <margin-hard-primal>`)
   solved through its dual with :func:`svmlib.dual.solve_dual` at ``C = inf``.
 * :func:`is_linearly_separable` -- a linear-programming feasibility test, so the
   hard-margin problem is only attempted when it has a solution.
@@ -62,7 +62,7 @@ def _check_finite_number(value, name):
 def line_from_angle(angle, offset):
     r"""The line whose unit normal points at ``angle`` degrees, ``offset`` from the origin.
 
-    Implements eq. (margin-hyperplane) of chapter 1 for a unit normal.
+    Implements eq. :eq:`(1.1) <margin-hyperplane>` for a unit normal.
 
     Returns ``(w, b)`` with :math:`w = (\cos\theta, \sin\theta)` and :math:`b = -\text{offset}`,
     so the line is :math:`\{x : w \cdot x = \text{offset}\}` and points with
@@ -96,7 +96,7 @@ def line_from_angle(angle, offset):
 def angle_of(w):
     """Inverse of :func:`line_from_angle` for the direction: the angle of ``w`` in degrees, in [0, 360).
 
-    A helper of chapter 1 (the direction of eq. (margin-hyperplane)'s normal).
+    A helper of :ref:`Chapter 1 <ch-margin>` (the direction of eq. :eq:`(1.1) <margin-hyperplane>`'s normal).
 
     Parameters
     ----------
@@ -140,7 +140,7 @@ def _check_hyperplane(X, w, b):
 def signed_distances(X, w, b):
     r"""Signed distances :math:`(w \cdot x_i + b) / \lVert w \rVert` of the rows of ``X``.
 
-    Implements eq. (margin-signed-distance): positive on the side ``w`` points to.
+    Implements eq. :eq:`(1.2) <margin-signed-distance>`: positive on the side ``w`` points to.
     Rescaling ``(w, b)`` by any positive factor leaves them unchanged.
 
     Parameters
@@ -174,7 +174,7 @@ def signed_distances(X, w, b):
 def functional_margins(X, y, w, b):
     r"""Functional margins :math:`y_i (w \cdot x_i + b)`: >= 1 for every point of a canonical separating hyperplane.
 
-    The numerators of eq. (margin-geometric) of chapter 1; eq. (margin-canonical) makes their
+    The numerators of eq. :eq:`(1.3) <margin-geometric>`; eq. :eq:`(1.4) <margin-canonical>` makes their
     minimum 1.
 
     Parameters
@@ -209,9 +209,9 @@ def functional_margins(X, y, w, b):
 
 
 def geometric_margin(X, y, w, b):
-    r"""Geometric margin :math:`\min_i y_i (w \cdot x_i + b) / \lVert w \rVert` (eq. margin-geometric).
+    r"""Geometric margin :math:`\min_i y_i (w \cdot x_i + b) / \lVert w \rVert` (eq. :eq:`(1.3) <margin-geometric>`).
 
-    Implements eq. (margin-geometric) of chapter 1.
+    Implements eq. :eq:`(1.3) <margin-geometric>`.
 
     The distance from the hyperplane to the closest training point when the
     hyperplane separates the two classes; negative (minus the depth of the worst
@@ -249,9 +249,9 @@ def geometric_margin(X, y, w, b):
 
 
 def margin_width(w):
-    r"""Width :math:`2 / \lVert w \rVert` of the band between :math:`w \cdot x + b = \pm 1` (eq. margin-width).
+    r"""Width :math:`2 / \lVert w \rVert` of the band between :math:`w \cdot x + b = \pm 1` (eq. :eq:`(1.5) <margin-width>`).
 
-    Implements eq. (margin-width) of chapter 1.
+    Implements eq. :eq:`(1.5) <margin-width>`.
 
     Parameters
     ----------
@@ -278,7 +278,7 @@ def margin_width(w):
 def canonical_hyperplane(X, y, w, b):
     r"""Rescale a separating hyperplane so that :math:`\min_i y_i (w \cdot x_i + b) = 1`.
 
-    Eq. (margin-canonical): the same hyperplane, normalised so that the closest points lie on
+    Eq. :eq:`(1.4) <margin-canonical>`: the same hyperplane, normalised so that the closest points lie on
     :math:`w \cdot x + b = \pm 1`. Raises ValueError when ``(w, b)`` does not separate the data
     (no positive rescaling can then make every functional margin >= 1).
 
@@ -328,7 +328,7 @@ def canonical_hyperplane(X, y, w, b):
 def best_margin_for_direction(X, y, angle):
     r"""Best offset and its geometric margin for lines with unit normal at ``angle`` degrees.
 
-    Maximises eq. (margin-geometric) of chapter 1 over the offset, for a fixed direction.
+    Maximises eq. :eq:`(1.3) <margin-geometric>` over the offset, for a fixed direction.
 
     Projecting the data on :math:`w = (\cos\theta, \sin\theta)` reduces the problem to one
     dimension: with :math:`p_+ = \min_{y_i=+1} w \cdot x_i` and :math:`p_- = \max_{y_i=-1} w \cdot x_i`
@@ -385,7 +385,7 @@ def best_margin_for_direction(X, y, angle):
 def is_linearly_separable(X, y):
     r"""True when some hyperplane has :math:`y_i (w \cdot x_i + b) \ge 1` for all i.
 
-    Decides whether eq. (margin-hard-primal) of chapter 1 has a solution.
+    Decides whether eq. :eq:`(1.7) <margin-hard-primal>` has a solution.
 
     A linear-programming feasibility problem (scipy's HiGHS): strict separability
     is exactly feasibility of these constraints, because any strictly separating
@@ -426,7 +426,7 @@ def is_linearly_separable(X, y):
 class MaxMarginSolution:
     """The maximum-margin hyperplane of a linearly separable data set.
 
-    The solution of eq. (margin-hard-primal) of chapter 1, with eq. (margin-w-expansion).
+    The solution of eq. :eq:`(1.7) <margin-hard-primal>`, with eq. :eq:`(1.8) <margin-w-expansion>`.
 
     Attributes
     ----------
@@ -441,7 +441,7 @@ class MaxMarginSolution:
     margin : float
         Geometric margin ``1 / ||w||``: distance from the hyperplane to the closest points.
     width : float
-        Width of the margin band, ``2 / ||w||`` (eq. margin-width).
+        Width of the margin band, ``2 / ||w||`` (eq. :eq:`(1.5) <margin-width>`).
     n_iter : int
     converged : bool
 
@@ -487,11 +487,11 @@ class MaxMarginSolution:
 
 
 def max_margin_hyperplane(X, y, *, tol=1e-6, max_iter=None):
-    r"""Solve the hard-margin SVM (eq. margin-hard-primal) through its dual.
+    r"""Solve the hard-margin SVM (eq. :eq:`(1.7) <margin-hard-primal>`) through its dual.
 
-    Implements eqs. (margin-hard-primal) and (margin-w-expansion) of chapter 1.
+    Implements eqs. :eq:`(1.7) <margin-hard-primal>` and :eq:`(1.8) <margin-w-expansion>`.
 
-    The dual (chapter 3) is solved by SMO with :func:`svmlib.dual.solve_dual` on the linear
+    The dual (:ref:`Chapter 3 <ch-duality>`) is solved by SMO with :func:`svmlib.dual.solve_dual` on the linear
     Gram matrix :math:`K = X X^\top` with ``C = inf``; the normal vector is recovered as
     :math:`w = \sum_i \alpha_i y_i x_i`.
 
@@ -512,7 +512,7 @@ def max_margin_hyperplane(X, y, *, tol=1e-6, max_iter=None):
     ------
     ValueError
         When the classes are not linearly separable: the hard-margin problem then has no
-        solution; use the soft margin of chapter 2 (a finite ``C``).
+        solution; use the soft margin of :ref:`Chapter 2 <ch-soft-margin>` (a finite ``C``).
 
     Examples
     --------
@@ -531,13 +531,13 @@ def max_margin_hyperplane(X, y, *, tol=1e-6, max_iter=None):
             "The two classes are not linearly separable, so no hyperplane has a (hard) margin. "
             "Use a soft margin with a finite C (svmlib.primal.PrimalSVC or svmlib.dual.DualSVC)."
         )
-    from .dual import solve_dual  # chapter 3's module; imported here to keep the import graph flat
+    from .dual import solve_dual  # :ref:`Chapter 3 <ch-duality>`'s module; imported here to keep the import graph flat
 
     with blas_single_thread():
         K = X @ X.T
         sol = solve_dual(K, y, C=np.inf, tol=tol, max_iter=max_iter)
         alpha = np.asarray(sol.alpha, dtype=float)
-        w = X.T @ (alpha * y)  # eq. (margin-w-expansion): w = sum_i alpha_i y_i x_i
+        w = X.T @ (alpha * y)  # eq. :eq:`(1.8) <margin-w-expansion>`: w = sum_i alpha_i y_i x_i
     # Support vectors: alpha above round-off relative to the largest multiplier.
     support = np.flatnonzero(alpha > 1e-8 * max(1.0, alpha.max(initial=0.0)))
     norm = float(np.linalg.norm(w))

@@ -1,6 +1,6 @@
 r"""The linear soft-margin SVM in the primal, by subgradient descent.
 
-The primal problem of chapter "primal" (eq. primal-objective) is
+The primal problem of chapter "primal" (eq. :eq:`(2.3) <primal-objective>`) is
 
 .. math::
 
@@ -92,7 +92,7 @@ def _check_point(w, b, X, y, C):
 
 
 def primal_objective(w, b, X, y, C, *, regularize_bias=False):
-    r"""The primal soft-margin objective (eq. primal-objective)
+    r"""The primal soft-margin objective (eq. :eq:`(2.3) <primal-objective>`)
 
     .. math:: J(w, b) = \tfrac12 \|w\|^2 + C \sum_i \max\{0, 1 - y_i (w \cdot x_i + b)\} .
 
@@ -131,7 +131,7 @@ def primal_objective(w, b, X, y, C, *, regularize_bias=False):
 def hinge_subgradient(w, b, X, y, C, *, regularize_bias=False):
     r"""One subgradient ``(g_w, g_b)`` of :func:`primal_objective` at ``(w, b)``.
 
-    Implements eq. (soft-subgradient-def) of chapter 2 for the objective of eq. (primal-
+    Implements eq. :eq:`(2.4) <soft-subgradient-def>` for the objective of eq. (primal-
     objective).
 
     .. math::
@@ -188,7 +188,7 @@ def hinge_subgradient(w, b, X, y, C, *, regularize_bias=False):
 class PrimalIterate(NamedTuple):
     r"""The state after ``epoch`` passes over the data (``epoch = 0``: the start, w = 0, b = 0).
 
-    An iterate of eq. (soft-sgd-update) of chapter 2.
+    An iterate of eq. :eq:`(2.6) <soft-sgd-update>`.
 
     Parameters
     ----------
@@ -206,7 +206,7 @@ class PrimalIterate(NamedTuple):
     intercept : float
         :math:`b`.
     objective : float
-        :math:`J(w, b)` on the whole training set (eq. (primal-objective)).
+        :math:`J(w, b)` on the whole training set (eq. :eq:`(2.3) <primal-objective>`).
     dual_bound : float
         A lower bound on :math:`\min J` (``-inf`` if not computed).
 
@@ -319,7 +319,7 @@ def _dual_bound(alpha, margins, X, y, C, regularize_bias):
 class PrimalSVC(ClassifierMixin, BaseEstimator):
     r"""Linear soft-margin SVM trained in the primal by subgradient descent.
 
-    Minimises :func:`primal_objective` ``J(w, b)`` (eq. primal-objective) with
+    Minimises :func:`primal_objective` ``J(w, b)`` (eq. :eq:`(2.3) <primal-objective>`) with
     the update ``(w, b) <- (w, b) - eta_t g_t`` where ``g_t`` is a subgradient
     of the per-sample objective ``F = J / (C n)`` on the whole set (full batch)
     or on a random mini-batch (stochastic).
@@ -584,7 +584,7 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
 class PrimalTrace(NamedTuple):
     r"""The whole run as arrays (row ``k`` = after ``k`` epochs), for drawing.
 
-    The iterates of eqs. (soft-sgd-update) / (soft-pegasos) of chapter 2, epoch by epoch.
+    The iterates of eqs. :eq:`(2.6) <soft-sgd-update>` / :eq:`(2.8) <soft-pegasos>`, epoch by epoch.
 
     Parameters
     ----------
@@ -631,7 +631,7 @@ class PrimalTrace(NamedTuple):
 def primal_trace(X, y, *, n_epochs=100, **params):
     """Run :class:`PrimalSVC` for exactly ``n_epochs`` epochs and return every iterate.
 
-    Runs eq. (soft-pegasos) of chapter 2 (or the other step rules) on eq. (primal-objective).
+    Runs eq. :eq:`(2.8) <soft-pegasos>` (or the other step rules) on eq. :eq:`(2.3) <primal-objective>`.
 
     A plain function of plain values for the book's widgets: ``params`` are
     PrimalSVC's (``C``, ``step``, ``eta0``, ``batch_size``, ``bias``,

@@ -74,7 +74,7 @@ class SVRSolution:
     converged : bool
         Whether the maximal violating pair dropped below ``tol``.
     objective : float
-        Dual objective ``W`` (eq. svr-dual, maximised).
+        Dual objective ``W`` (eq. :eq:`(5.6) <svr-dual>`, maximised).
     primal_objective : float
         ``|w|^2 / 2 + sum_i C_i max(0, |y_i - f(x_i)| - epsilon)`` at this ``(alpha, b)``.
     duality_gap : float
@@ -84,7 +84,7 @@ class SVRSolution:
     is_support : ndarray of bool (n,)
         ``coef != 0``: the points on or outside the tube.
     decision : ndarray (n,)
-        ``f(x_i)`` on the training points (eq. svr-decision).
+        ``f(x_i)`` on the training points (eq. :eq:`(5.7) <svr-decision>`).
 
     Examples
     --------
@@ -158,7 +158,7 @@ def _check_weights(sample_weight, n):
 
 
 def solve_svr_dual(K, y, C=1.0, epsilon=0.1, *, tol=1e-3, max_iter=None, sample_weight=None):
-    r"""Solve the epsilon-SVR dual (eq. svr-dual) by SMO on its 2n variables.
+    r"""Solve the epsilon-SVR dual (eq. :eq:`(5.6) <svr-dual>`) by SMO on its 2n variables.
 
     .. math::
 
@@ -270,7 +270,7 @@ class DualSVR(RegressorMixin, BaseEstimator):
     r"""Epsilon-insensitive support vector regression trained in the dual by SMO.
 
     Minimises :math:`\tfrac12 \lVert w \rVert^2 + C \sum_i \max(0, |y_i - f(x_i)| - \varepsilon)`
-    (eq. svr-primal) through its 2n-variable dual (eq. svr-dual, :func:`solve_svr_dual`),
+    (eq. :eq:`(5.2) <svr-primal>`) through its 2n-variable dual (eq. :eq:`(5.6) <svr-dual>`, :func:`solve_svr_dual`),
     with the working-set selection and the kernel-row cache of :class:`svmlib.dual.DualSVC`;
     :math:`f(x) = \sum_i (\alpha_i - \alpha_i^*) K(x, x_i) + b`.
 

@@ -139,7 +139,7 @@ def test_site_parameters_reproduce_site_moments():
     y = rng.choice([-1.0, 1.0], 20)
     m_c, V_c, chi_c = rng.normal(size=20), rng.uniform(0.1, 2, 20), rng.uniform(0.1, 2, 20)
     (dl, g, lam), (m, V, chi) = site_parameters(y, m_c, V_c, chi_c, 1.3)
-    # Combining cavity and site Gaussians must give the site moments back (eq. boot-cavity).
+    # Combining cavity and site Gaussians must give the site moments back (eq. :eq:`(9.17) <boot-cavity>`).
     np.testing.assert_allclose(1 / chi, 1 / chi_c + dl, rtol=1e-12)
     np.testing.assert_allclose(m / chi, m_c / chi_c + g, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(-V / chi**2, -V_c / chi_c**2 + lam, rtol=1e-10, atol=1e-12)
@@ -157,7 +157,7 @@ def test_gaussian_cavities_against_explicit_inverses(small):
     np.testing.assert_allclose(gauss.chi, chi, rtol=1e-7)
     np.testing.assert_allclose(gauss.m, m, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(gauss.V, V, rtol=1e-7, atol=1e-9)
-    # Cavity by the textbook formulas (eq. boot-cavity) with the naive differences.
+    # Cavity by the textbook formulas (eq. :eq:`(9.17) <boot-cavity>`) with the naive differences.
     dl_c, g_c, l_c = 1 / chi - dl, m / chi - g, -V / chi**2 - lam
     np.testing.assert_allclose(gauss.chi_c, 1 / dl_c, rtol=1e-6)
     np.testing.assert_allclose(gauss.m_c, g_c / dl_c, rtol=1e-6, atol=1e-8)
@@ -555,7 +555,7 @@ def test_plain_iteration_is_a_fixed_point_of_the_readable_map(crabs):
     F_x, res, sites, gauss = replica_map(K, y, 1.0, x)
     # at the fixed point F(x) = x up to the residual (marginals agree to 1e-8: cavities to ~1e-7)
     assert np.max(np.abs(F_x - x)) < 1e-6 and res < 1e-7
-    # eq. (boot-error) from the cavities
+    # eq. :eq:`(9.19) <boot-error>` from the cavities
     assert plain.error == pytest.approx(np.mean(ndtr(-y * plain.m_c / np.sqrt(plain.V_c))), abs=1e-15)
 
 
@@ -659,7 +659,7 @@ def _richardson_derivative(f, h):
 
 @pytest.mark.parametrize("width, S", [(1.0, 1.0), (0.25, 4.0)])
 def test_error_gradient_matches_differences_of_full_solves(width, S):
-    # Independent check: re-solve the fixed point at l e^{+-h} and difference eq. (boot-error).
+    # Independent check: re-solve the fixed point at l e^{+-h} and difference eq. :eq:`(9.19) <boot-error>`.
     # With solves to 1e-10 the error is exact to ~1e-11, i.e. ~5e-9 in the differences at h = 1e-3;
     # O(h^4) truncation is smaller. Measured agreement on crabs/biopsy, 8 cases: 1e-10 to 4e-8 relative.
     X, y = load_crabs("species").X, load_crabs("species").y

@@ -27,7 +27,7 @@ def _negative_kernel(X, Y):
     return -((1.0 + X @ Y.T) ** 2)
 
 
-# ----------------------------------------------------------------------------- margin (chapter 1)
+# ----------------------------------------------------------------------------- margin (:ref:`Chapter 1 <ch-margin>`)
 def test_margin_rejects_non_finite_normals_and_angles(separable_blobs):
     X, y = separable_blobs
     with pytest.raises(ValueError, match="w contains NaN or infinity"):
@@ -62,7 +62,7 @@ def test_angle_offset_is_only_for_lines_in_the_plane(blobs5d):
         sol.angle_offset()
 
 
-# ----------------------------------------------------------------------------- probabilistic (chapter 5)
+# ----------------------------------------------------------------------------- probabilistic (:ref:`Chapter 6 <ch-gp-prior>`)
 def test_grid_prior_checks_weights_noise_and_definiteness():
     grid = pr.unit_grid(10)
     with pytest.raises(ValueError, match="weights must be 10 non-negative numbers"):
@@ -104,7 +104,7 @@ def test_no_bias_dual_checks_K_and_warns_when_stopped_early():
     assert early.objective <= full.objective + 1e-12  # and no better than the optimum
 
 
-# ----------------------------------------------------------------------------- evidence (chapter 6)
+# ----------------------------------------------------------------------------- evidence (:ref:`Chapter 7 <ch-evidence>`)
 def test_exact_evidence_checks_the_gram_matrix():
     with pytest.raises(ValueError, match=r"finite \(2, 2\) kernel matrix"):
         ev.exact_log_naive_evidence(np.eye(3), np.array([1.0, -1.0]), 1.0)
@@ -137,7 +137,7 @@ def test_evidence_curve_with_the_chained_normaliser_matches_normaliser_curve():
     np.testing.assert_allclose(curve.log_evidence, curve.log_naive - direct.log_value)
 
 
-# ----------------------------------------------------------------------------- GPC (chapter 7)
+# ----------------------------------------------------------------------------- GPC (:ref:`Chapter 8 <ch-mean-field-gpc>`)
 def test_as_generator_accepts_every_seed_form():
     gen = np.random.default_rng(5)
     assert as_generator(gen) is gen
@@ -199,7 +199,7 @@ def test_gpc_estimators_warn_and_check():
         gpc.SequentialGPC(Linear(), noise_var=0.0, shuffle=False).fit(X0, y)
 
 
-# ----------------------------------------------------------------------------- bootstrap (chapter 8)
+# ----------------------------------------------------------------------------- bootstrap (:ref:`Chapter 9 <ch-replica>`)
 def test_bootstrap_estimators_check_their_inputs(separable_blobs):
     X, y = separable_blobs
     with pytest.raises(ValueError, match="target y is None"):
@@ -247,7 +247,7 @@ def test_monte_carlo_point_errors_count_left_out_mistakes():
         np.testing.assert_equal(errs[i], expected)
 
 
-# ----------------------------------------------------------------------------- LS-SVR (chapter 9)
+# ----------------------------------------------------------------------------- LS-SVR (:ref:`Chapter 10 <ch-lssvr>`)
 def test_lssvr_input_checks():
     with pytest.raises(ValueError, match="at least 2"):
         lssvr.make_sinc(1)

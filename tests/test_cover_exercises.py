@@ -41,7 +41,7 @@ def test_close_enough_never_raises_on_odd_answers():
     assert not close_enough(np.nan, np.nan)         # NaN is never an answer
 
 
-# ----------------------------------------------------------------------------- chapter 1
+# ----------------------------------------------------------------------------- :ref:`Chapter 1 <ch-margin>`
 def test_answer_parsing_helpers():
     from svmlib.exercises import as_number, as_numbers
 
@@ -75,7 +75,7 @@ def test_distance_to_line_every_branch():
     _wrong(ex_mm.check_distance_to_line(3.0), "Project x - x0")
 
 
-# ----------------------------------------------------------------------------- chapter 2
+# ----------------------------------------------------------------------------- :ref:`Chapter 2 <ch-soft-margin>`
 def test_slacks_every_branch():
     # t = y (w.x + b) = (2, 1, 0.5, -0.5, 3) for w = (1, 0), b = 0, so xi = max(0, 1 - t)
     assert ex_soft.check_slacks([0.0, 0.0, 0.5, 1.5, 0.0])
@@ -99,7 +99,7 @@ def test_subgradient_accepts_the_whole_kink_segment_and_explains_the_rest():
     _wrong(ex_soft.check_subgradient([1.0, np.nan, 0.0]), "three finite numbers")
 
 
-# ----------------------------------------------------------------------------- chapter 3
+# ----------------------------------------------------------------------------- :ref:`Chapter 3 <ch-duality>`
 def test_lagrange_maximum_every_branch():
     assert ex_smo.check_lagrange_maximum(0.6, 0.8)
     _wrong(ex_smo.check_lagrange_maximum("x", 0.8), "two numbers")
@@ -119,7 +119,7 @@ def test_two_point_dual_every_branch():
     _wrong(ex_smo.check_two_point_dual([0.3, 0.3]), "= 0.42 at your a")
 
 
-# ----------------------------------------------------------------------------- chapter 4
+# ----------------------------------------------------------------------------- :ref:`Chapter 4 <ch-kernels>`
 def test_feature_map_every_branch():
     def exact(X):  # (1 + x.z)^2 = phi(x).phi(z) with the sqrt(2) cross terms
         x1, x2 = X[:, 0], X[:, 1]
@@ -146,7 +146,7 @@ def test_selection_bias_answers():
     _wrong(ex_k.check_selection_bias_answer("d"), "'a', 'b' or 'c'")
 
 
-# ----------------------------------------------------------------------------- chapter 6
+# ----------------------------------------------------------------------------- :ref:`Chapter 7 <ch-evidence>`
 def test_n1_log_evidence_against_direct_integration():
     K, C = 0.5, 3.0
     # Q_naive = int N(theta | 0, K) kappa(C) exp(-C max(0, 1 - theta)) dtheta, kappa = 1/(1 + exp(-2C))
@@ -184,7 +184,7 @@ def test_one_point_naive_evidence_is_below_one_half(K, C):
     assert exact_log_naive_evidence(np.array([[K]]), np.array([1.0]), C) <= np.log(0.5) + 1e-12
 
 
-# ----------------------------------------------------------------------------- chapter 7
+# ----------------------------------------------------------------------------- :ref:`Chapter 8 <ch-mean-field-gpc>`
 def test_two_point_evidence_every_branch():
     # Orthant probability P(a_1 > 0, -a_2 > 0) for correlation 1/2, by direct bivariate integration
     cov = ex_gpc.TWO_POINT_K * np.outer(ex_gpc.TWO_POINT_Y, ex_gpc.TWO_POINT_Y)
@@ -222,7 +222,7 @@ def test_error_bar_every_branch():
     _wrong(ex_gpc.check_error_bar(None), "one number")
 
 
-# ----------------------------------------------------------------------------- chapter 8
+# ----------------------------------------------------------------------------- :ref:`Chapter 9 <ch-replica>`
 def test_bootstrap_checkers_generic_hints():
     assert ex_boot.check_left_out_fraction(1.0, np.exp(-1.0))
     _wrong(ex_boot.check_left_out_fraction(1.0, 0.5), "Poisson(S/N)")
@@ -252,7 +252,7 @@ def test_width_gradient_checker_against_a_difference_quotient():
     _wrong(ex_boot.check_width_gradient("steep"), "error_gradient")
 
 
-# ----------------------------------------------------------------------------- chapter 9
+# ----------------------------------------------------------------------------- :ref:`Chapter 10 <ch-lssvr>`
 def _tiny_kkt():
     """b, alpha of the LS-SVR on TINY_X, TINY_Y from the (N+1) x (N+1) KKT system, built by hand."""
     x = ex_ls.TINY_X[:, 0]
@@ -302,7 +302,7 @@ def test_prior_smallest_eigenvalue_every_branch():
     x = X[:, 0]
     omega = np.exp(-(x[:, None] - x[None, :]) ** 2)
     eps, gamma, n = 1e-3, 1.0, x.size
-    # Sigma^-1 = [[eps, 1^T/gamma], [1/gamma, 1 1^T + 2 Omega/gamma + I/gamma^2]] (eq. lssvr-prior-precision)
+    # Sigma^-1 = [[eps, 1^T/gamma], [1/gamma, 1 1^T + 2 Omega/gamma + I/gamma^2]] (eq. :eq:`(10.9) <lssvr-prior-precision>`)
     P = np.empty((n + 1, n + 1))
     P[0, 0] = eps
     P[0, 1:] = P[1:, 0] = 1.0 / gamma

@@ -1,4 +1,4 @@
-"""Figures the chapters draw but no widget test reaches (chapters 2, 3, 5, 6, 7, 8, 9).
+"""Figures the chapters draw but no widget test reaches (Parts I to III).
 
 Each state is computed with svmlib's public functions on a small seeded problem, drawn into a
 headless ``matplotlib.figure.Figure`` (Agg), and the test asserts that what was drawn IS the
@@ -18,6 +18,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from svmlib import gpc, lssvr  # noqa: E402
+from svmlib._book_numbers import eq  # noqa: E402
 from svmlib.bootstrap import exact_loo, monte_carlo_bootstrap, opper_winther_loo, replica_learning_curve  # noqa: E402
 from svmlib.datasets import load_crabs  # noqa: E402
 from svmlib.kernels import RBF  # noqa: E402
@@ -54,7 +55,7 @@ def _legend_texts(ax):
     return [t.get_text() for t in legend.get_texts()]
 
 
-# ----------------------------------------------------------------------------- chapter 1, 2, 3, 5
+# ----------------------------------------------------------------------------- Part I
 def test_draw_line_defaults_to_the_current_axes_limits():
     from svmlib.plotting.maximum_margin import draw_line
 
@@ -81,7 +82,7 @@ def test_hinge_subgradients_stay_below_the_hinge():
     hinge = _line(ax, r"hinge $\ell(t)=\max(0, 1-t)$")
     t, loss = hinge.get_data()
     np.testing.assert_allclose(loss, np.maximum(0.0, 1.0 - t))
-    for g in slopes:  # eq. soft-subgradient-def: each drawn line through the kink is a minorant
+    for g in slopes:  # eq. :eq:`(2.4) <soft-subgradient-def>`: each drawn line through the kink is a minorant
         tt, line = _line(ax, f"slope {g:g} at the kink").get_data()
         np.testing.assert_array_equal(tt, t)
         assert np.all(line <= loss + 1e-12), g
@@ -125,7 +126,7 @@ def test_likelihood_panel_draws_q_plus_q_minus_and_nu(C):
     theta = q_plus.get_xdata()
     np.testing.assert_allclose(q_plus.get_ydata(), pr.likelihood(np.ones_like(theta), theta, C))
     np.testing.assert_allclose(q_minus.get_ydata(), pr.likelihood(-np.ones_like(theta), theta, C))
-    # nu is the sum of the two class likelihoods (eq. gp-nu); the grey band is what is missing to 1
+    # nu is the sum of the two class likelihoods (eq. :eq:`(6.4) <gp-nu>`); the grey band is what is missing to 1
     np.testing.assert_allclose(nu.get_ydata(), q_plus.get_ydata() + q_minus.get_ydata(), rtol=1e-12)
     assert ax.get_title() == f"$C = {C:g}$"
     assert "don't know" in _legend_texts(ax)
@@ -149,7 +150,7 @@ def test_prior_panels_show_each_probability_map_and_hide_spare_axes():
         assert image.get_clim() == (0, 1) and ax.get_title() == panel["title"]
 
 
-# ----------------------------------------------------------------------------- chapter 6
+# ----------------------------------------------------------------------------- :ref:`Chapter 7 <ch-evidence>`
 def _evidence_state():
     """A small evidence state from the library (plain Monte Carlo normaliser: quick)."""
     from svmlib.evidence import LowESSWarning, evidence_curve
@@ -248,7 +249,7 @@ def test_sollich_fig1_rows_of_surface_and_two_probability_maps():
     assert axes[2].get_title() == "B" and axes[0].get_title() == "A"
 
 
-# ----------------------------------------------------------------------------- chapter 7
+# ----------------------------------------------------------------------------- :ref:`Chapter 8 <ch-mean-field-gpc>`
 @pytest.fixture(scope="module")
 def means_state():
     X, y = gpc.make_demo_problem(12)
@@ -325,7 +326,7 @@ def test_hyper_history_and_online_errors():
     assert ax.get_title() == "crabs" and ax.get_ylim()[0] == 0
 
 
-# ----------------------------------------------------------------------------- chapter 8
+# ----------------------------------------------------------------------------- :ref:`Chapter 9 <ch-replica>`
 def test_learning_curves_theory_mc_and_loo_markers():
     crabs = load_crabs("sex")
     idx = np.random.default_rng(0).permutation(200)[:30]
@@ -365,9 +366,9 @@ def test_width_scan_tangents_mc_and_minimum():
     pboot.draw_width_scan(ax, widths, est, slopes, mc=([1.0], [0.042], [0.001]), best=(1.0, 0.04), tangent=0.1)
     _render(fig)
     assert ax.get_xscale() == "log"
-    assert _legend_texts(ax) == ["theory", "gradient (eq. boot-implicit)", "minimum (L-BFGS-B)", "Monte Carlo"]
+    assert _legend_texts(ax) == ["theory", f"gradient (eq. {eq('boot-implicit')})", "minimum (L-BFGS-B)", "Monte Carlo"]
     np.testing.assert_allclose(_line(ax, "theory").get_ydata(), est)
-    (tangents,) = [c for c in ax.collections if c.get_label() == "gradient (eq. boot-implicit)"]
+    (tangents,) = [c for c in ax.collections if c.get_label() == f"gradient (eq. {eq('boot-implicit')})"]
     first = tangents.get_segments()[0]  # slope -0.02 per unit ln(width), +-0.1 around width 0.5
     np.testing.assert_allclose(first[:, 0], 0.5 * np.exp([-0.1, 0.1]))
     np.testing.assert_allclose(first[:, 1], [0.05 + 0.002, 0.05 - 0.002])
@@ -376,7 +377,7 @@ def test_width_scan_tangents_mc_and_minimum():
     np.testing.assert_allclose(segment[:, 1], [0.040, 0.044])
 
 
-# ----------------------------------------------------------------------------- chapter 9
+# ----------------------------------------------------------------------------- :ref:`Chapter 10 <ch-lssvr>`
 def test_sinc_bands_with_the_sd_panel():
     state = lssvr.sinc_bands(c=1.0, gamma=1.0, n=60, n_grid=80)
     fig = _figure(figsize=(11, 4.8))

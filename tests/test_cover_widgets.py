@@ -1,4 +1,5 @@
-"""The static forms of the explorers of chapters 1-4, 7 and 9, and the Explorer's re-layout, driven headless.
+"""The static forms of the explorers of :ref:`Chapter 1 <ch-margin>` to :ref:`Chapter 4 <ch-kernels>`, :ref:`Chapter 8 <ch-mean-field-gpc>` and
+:ref:`Chapter 10 <ch-lssvr>`, and the Explorer's re-layout, driven headless.
 
 A static form must hold exactly one frame per grid point (the reader moves through them on the web
 page) and be byte-identical on a re-run (stored notebooks must not change). Small data keep it quick.

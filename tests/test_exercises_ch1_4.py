@@ -1,4 +1,4 @@
-"""Checkers of chapters 1-4 added for issue 15: the implementation exercises (a right and several
+"""Checkers of :ref:`Chapter 1 <ch-margin>` to :ref:`Chapter 4 <ch-kernels>` added for issue 15: the implementation exercises (a right and several
 wrong student functions), the three-figure rule of the distance checker, and the single verdict prefix."""
 
 import numpy as np

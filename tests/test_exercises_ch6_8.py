@@ -1,4 +1,4 @@
-"""Checkers and tabulated data of chapters 6-8 (GP prior, evidence, mean-field GPC).
+"""Checkers and tabulated data of :ref:`Chapter 6 <ch-gp-prior>` to :ref:`Chapter 8 <ch-mean-field-gpc>` (GP prior, evidence, mean-field GPC).
 
 Each checker is called with a right and with a wrong answer; each table the chapters read is
 compared with a fresh computation of sampled entries.
@@ -18,7 +18,7 @@ from svmlib.exercises import evidence as ex_ev
 from svmlib.kernels import RBF
 
 
-# --- chapter 6: the Laplace evidence ------------------------------------------------------------
+# --- :ref:`Chapter 7 <ch-evidence>`: the Laplace evidence ------------------------------------------------------------
 
 def _laplace_by_hand(K, y, alpha, C, *, two_pi=True, identity=True):
     theta = K @ (alpha * y)
@@ -61,7 +61,7 @@ def test_check_n1_log_evidence_right_and_wrong():
     assert not wrong.correct and "kappa" in wrong.message
 
 
-# --- chapter 6: the tabulated toy (tools/tabulate_evidence.py) ----------------------------------
+# --- :ref:`Chapter 7 <ch-evidence>`: the tabulated toy (tools/tabulate_evidence.py) ----------------------------------
 
 @pytest.fixture(scope="module")
 def evidence_table():
@@ -104,7 +104,7 @@ def test_evidence_table_exact_three_point_value(evidence_table):
     assert tab.exact_n3() == pytest.approx(evidence_table["exact_n3"], abs=1e-6)
 
 
-# --- chapter 5: the normalised likelihood -------------------------------------------------------
+# --- :ref:`Chapter 6 <ch-gp-prior>`: the normalised likelihood -------------------------------------------------------
 
 from svmlib.exercises import probabilistic as ex_pr  # noqa: E402
 
@@ -134,7 +134,7 @@ def test_check_dont_know_at_zero_right_and_wrong():
     assert "DEFINITE" in ex_pr.check_dont_know_at_zero(2.0, 1 / np.cosh(2.0)).message
 
 
-# --- chapter 7: naive mean-field update, ADF step, tabulated Pima fits ---------------------------
+# --- :ref:`Chapter 8 <ch-mean-field-gpc>`: naive mean-field update, ADF step, tabulated Pima fits ---------------------------
 
 from svmlib import gpc  # noqa: E402
 from svmlib.exercises import gpc as ex_gpc  # noqa: E402

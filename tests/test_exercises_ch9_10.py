@@ -1,6 +1,7 @@
-"""Checkers of the implementation exercises of chapters 9 (replica bootstrap) and 10 (LS-SVR):
+"""Checkers of the implementation exercises of :ref:`Chapter 9 <ch-replica>` (replica bootstrap) and
+:ref:`Chapter 10 <ch-lssvr>` (LS-SVR):
 each accepts a right answer and rejects wrong ones with a message that says which case failed and how.
-Also smoke tests of the chapter-8 figures added with them."""
+Also smoke tests of the bootstrap chapter's figures added with them."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 from svmlib.exercises import bootstrap as ex8
 
 
-# ------------------------------------------------------------------ chapter 8: eq. (boot-field-new)
+# ------------------------------------------------------------------ :ref:`Chapter 9 <ch-replica>`: eq. :eq:`(9.20) <boot-field-new>`
 def field_right(K, K_new, k_diag, dLam, Gam, Lam):
     T = np.linalg.solve(np.eye(len(dLam)) + K * dLam, K_new.T)
     return T.T @ Gam, -(T**2).T @ Lam
@@ -52,7 +53,7 @@ def test_field_checker_reports_shapes_errors_and_values():
     assert not feedback.correct and "variance" in feedback.message and "expected" in feedback.message
 
 
-# ------------------------------------------------------------------ chapter 8: figures
+# ------------------------------------------------------------------ :ref:`Chapter 9 <ch-replica>`: figures
 def test_learning_curve_panels_and_calibration_draw():
     from svmlib.plotting.bootstrap import draw_calibration, draw_learning_curve_panels
 
@@ -69,7 +70,7 @@ def test_learning_curve_panels_and_calibration_draw():
     plt.close(fig)
 
 
-# ------------------------------------------------------------------ chapter 9: the eps-LS-SVR solve
+# ------------------------------------------------------------------ :ref:`Chapter 10 <ch-lssvr>`: the eps-LS-SVR solve
 from scipy.linalg import solve_triangular
 
 from svmlib.exercises import lssvr as ex9

@@ -1,4 +1,4 @@
-"""The auto-checked exercises of chapters 1-4: a right answer passes, wrong ones explain why."""
+"""The auto-checked exercises of :ref:`Chapter 1 <ch-margin>` to :ref:`Chapter 4 <ch-kernels>`: a right answer passes, wrong ones explain why."""
 
 import numpy as np
 import pytest

@@ -470,7 +470,7 @@ def test_gpc_records_feature_names_and_refuses_reordered_columns():
 # The online update in place (issue 16 slow path: 1-vs-999 took 4-18 s)
 # ---------------------------------------------------------------------------------------------
 def _online_reference(K, y, order):
-    """The update of eq. (gpc-online-update) as the module wrote it before: a fresh np.outer per
+    """The update of eq. :eq:`(8.17) <gpc-online-update>` as the module wrote it before: a fresh np.outer per
     example. Each example is new (one sweep) and informative (the noise keeps s2 well above 0)."""
     from svmlib.gpc._likelihood import D as _D, dD as _dD, log_Phi as _log_Phi
     n = len(y)

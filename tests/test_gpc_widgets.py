@@ -1,4 +1,4 @@
-"""Chapter 7 widgets (driven headless) and auto-checked exercises."""
+""":ref:`Chapter 8 <ch-mean-field-gpc>` widgets (driven headless) and auto-checked exercises."""
 
 import matplotlib
 

@@ -1,4 +1,4 @@
-"""Chapter 9 widgets (driven headless) and auto-checked exercises."""
+""":ref:`Chapter 10 <ch-lssvr>` widgets (driven headless) and auto-checked exercises."""
 
 import matplotlib
 

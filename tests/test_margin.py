@@ -54,7 +54,7 @@ def test_geometric_margin_sign_and_canonical_form(blobs):
     if gamma > 0:
         w_c, b_c = canonical_hyperplane(X, y, sol_w, sol_b)
         assert functional_margins(X, y, w_c, b_c).min() == pytest.approx(1.0, rel=1e-12)
-        # eq. (margin-width): half the band width is the geometric margin
+        # eq. :eq:`(1.5) <margin-width>`: half the band width is the geometric margin
         assert margin_width(w_c) / 2 == pytest.approx(gamma, rel=1e-12)
     # flipping the normal makes every point misclassified: margin becomes negative
     assert geometric_margin(X, y, -sol_w, -sol_b) < 0
@@ -77,7 +77,7 @@ def test_max_margin_agrees_with_libsvm_bruteforce_and_slsqp(blobs):
     _, margins = best_margin_for_direction(X, y, angles)
     assert margins.max() == pytest.approx(sol.margin, rel=1e-4)
     assert angles[np.argmax(margins)] == pytest.approx(sol.angle_offset()[0], abs=0.05)
-    # 3) the primal QP (eq. margin-hard-primal) by SLSQP
+    # 3) the primal QP (eq. :eq:`(1.7) <margin-hard-primal>`) by SLSQP
     cons = {"type": "ineq", "fun": lambda v: y * (X @ v[:2] + v[2]) - 1.0}
     res = minimize(lambda v: 0.5 * v[:2] @ v[:2], x0=np.r_[ref.coef_[0] * 1.5, ref.intercept_[0] * 1.5],
                    constraints=[cons], method="SLSQP", options={"ftol": 1e-12, "maxiter": 500})

@@ -43,7 +43,7 @@ def test_class_probabilities_sum_to_one_and_match_ratio(C):
     q_minus = pr.likelihood(-np.ones_like(THETA), THETA, C)
     np.testing.assert_allclose(p_plus, q_plus / (q_plus + q_minus), rtol=1e-12)
     np.testing.assert_allclose(p_plus + q_minus / (q_plus + q_minus), 1.0, rtol=1e-12)
-    # the three pieces of eq. gp-class-probability
+    # the three pieces of eq. :eq:`(6.14) <gp-class-probability>`
     mid = np.abs(THETA) <= 1
     np.testing.assert_allclose(p_plus[mid], 1 / (1 + np.exp(-2 * C * THETA[mid])), rtol=1e-12)
 

@@ -1,4 +1,4 @@
-"""Widget compute functions and exercise checkers of chapters 5 and 6 (headless)."""
+"""Widget compute functions and exercise checkers of :ref:`Chapter 6 <ch-gp-prior>` and :ref:`Chapter 7 <ch-evidence>` (headless)."""
 
 import matplotlib
 

@@ -1,4 +1,4 @@
-"""The tabulated Monte Carlo results of chapter 8 equal a fresh computation (sampled entries).
+"""The tabulated Monte Carlo results of :ref:`Chapter 9 <ch-replica>` equal a fresh computation (sampled entries).
 
 The table (svmlib/_tables/replica_chapter.json, replica_held_out.npz) is written by
 tools/tabulate_replica_chapter.py; these tests recompute a few of its entries with the same seeded

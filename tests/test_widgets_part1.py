@@ -1,4 +1,4 @@
-"""Headless tests of the Part I widgets (chapters 1-4): set controls, assert on the state.
+"""Headless tests of the Part I widgets (:ref:`Chapter 1 <ch-margin>` to :ref:`Chapter 4 <ch-kernels>`): set controls, assert on the state.
 
 Each compute function is also checked against something independent (libsvm, exact values).
 """
@@ -14,7 +14,7 @@ from sklearn.svm import SVC  # noqa: E402
 from svmlib.widgets import kernel_choice, maximum_margin, smo, soft_margin  # noqa: E402
 
 
-# -- chapter 1 -------------------------------------------------------------------
+# -- :ref:`Chapter 1 <ch-margin>` -------------------------------------------------------------------
 def test_margin_explorer_reacts_and_matches_solution():
     ex = maximum_margin.margin_explorer()
     sol = ex.state["solution"]
@@ -46,12 +46,12 @@ def test_margin_model_at_the_optimum_and_profile():
     assert model.profile_margins.max() == pytest.approx(model.solution.margin, rel=1e-3)
 
 
-# -- chapter 2 -------------------------------------------------------------------
+# -- :ref:`Chapter 2 <ch-soft-margin>` -------------------------------------------------------------------
 def test_soft_margin_model_start_and_convergence():
     model = soft_margin.SoftMarginModel()
     X, y = model.X, model.y
     start = model.compute(C=1.0, epochs=0)
-    # w = 0, b = 0: every hinge is 1, so J = C n exactly (eq. primal-objective)
+    # w = 0, b = 0: every hinge is 1, so J = C n exactly (eq. :eq:`(2.3) <primal-objective>`)
     assert start["objectives"][0] == pytest.approx(1.0 * len(y))
     end = model.compute(C=1.0, step="pegasos", epochs=soft_margin.MAX_EPOCHS)
     # the reference is libsvm's optimum, computed independently; Pegasos after 150 full-batch
@@ -98,7 +98,7 @@ def test_soft_margin_explorer_controls():
     assert ex.n_updates == 5
 
 
-# -- chapter 3 -------------------------------------------------------------------
+# -- :ref:`Chapter 3 <ch-duality>` -------------------------------------------------------------------
 def test_smo_states_are_feasible_and_end_at_libsvm_optimum():
     model = smo.SMOModel()
     y = model.y
@@ -131,7 +131,7 @@ def test_smo_explorer_step_and_clipping():
     assert ex.state["violation"] <= 1e-3
 
 
-# -- chapter 4 -------------------------------------------------------------------
+# -- :ref:`Chapter 4 <ch-kernels>` -------------------------------------------------------------------
 def test_kernel_model_matches_libsvm_rbf():
     model = kernel_choice.KernelModel()
     state = model.compute("rbf", 3, 0.5, 1.0)

@@ -19,7 +19,7 @@ Rules (``compare_text`` / ``compare_json``)
   - ``RTOL = 1e-6``. Two runs execute the same operations in another order (BLAS kernels block sums
     differently, numpy's SIMD loops pair terms differently): each result moves by a few ulps
     (2.2e-16) times the condition number of what it computes. The chapters' printed quantities have
-    condition numbers far below 1e8 (the ill-conditioned systems of chapter 10 print the *errors*,
+    condition numbers far below 1e8 (the ill-conditioned systems of :ref:`Chapter 10 <ch-lssvr>` print the *errors*,
     see ATOL), so round-off moves them by < 1e-8 relative; measured across OpenBLAS SkylakeX, Haswell
     and Sandybridge kernels and numpy's baseline dispatch: <= 2e-10 relative for every value above ATOL.
     1e-6 leaves a factor >= 100 over that and is 100 times below 1e-4, the smallest real change the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Tabulate the seeded computations of chapter 6 that do not depend on the reader's choices.
+"""Tabulate the seeded computations of :ref:`Chapter 7 <ch-evidence>` that do not depend on the reader's choices.
 
     .venv/bin/python tools/tabulate_evidence.py      # writes svmlib/_tables/evidence_toy.json
 

@@ -1,4 +1,4 @@
-"""Tabulate the chapter 6 evidence explorer's normalisers for every (n, l) slider position.
+"""Tabulate the :ref:`Chapter 7 <ch-evidence>` evidence explorer's normalisers for every (n, l) slider position.
 
     .venv/bin/python tools/tabulate_evidence_normalisers.py [-j 2]
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env python
-"""Tabulate the seeded computations of chapter 7 that do not depend on the reader's choices.
+"""Tabulate the seeded computations of :ref:`Chapter 8 <ch-mean-field-gpc>` that do not depend on the reader's choices.
 
     .venv/bin/python tools/tabulate_gpc.py      # writes svmlib/_tables/gpc_pima.json
 
-Chapter 7 reads the table instead of recomputing (Run All <= 10 s); tests/test_exercises_ch6_8.py
+:ref:`Chapter 8 <ch-mean-field-gpc>` reads the table instead of recomputing (Run All <= 10 s); tests/test_exercises_ch6_8.py
 recomputes sampled entries and compares. Contents:
 
 * ``fits``: the Pima hyperparameter fits of the three free energies (``gpc.fit_hyperparameters``:

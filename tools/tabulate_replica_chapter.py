@@ -1,4 +1,4 @@
-"""Tabulate the Monte Carlo side of chapter 8 (the bootstrap without resampling).
+"""Tabulate the Monte Carlo side of :ref:`Chapter 9 <ch-replica>` (the bootstrap without resampling).
 
     .venv/bin/python tools/tabulate_replica_chapter.py
 

@@ -12,7 +12,7 @@ Lab form (what the notebook stores; JupyterLab shows)          role the book bui
 ============================================================  ===========================================
 ``{abbr}`Sollich (2002) (Peter Sollich. Bayesian ...)```        ``{cite:t}`sollich2002bayesian```
 ``({abbr}`Sollich, 2000 (...)`; {abbr}`Sollich, 2002 (...)`)``  ``{cite:p}`sollich1999probabilistic,...```
-``[(3.5)](03_duality_smo.ipynb#dual-objective)``               ``{eq}`dual-objective```
+``[(3.6)](03_duality_smo.ipynb#dual-objective)``               ``{eq}`dual-objective```
 ``[Chapter 3](03_duality_smo.ipynb#ch-duality)``               ``{numref}`Chapter %s <ch-duality>```
 ``[Fig. 1.1](#fig-margin-scan)``                               ``{numref}`Fig. %s <fig-margin-scan>```
 ``[Exercise 6.2](06_gp_prior.ipynb#ex-gp-prior-2)``            ``{numref}`Exercise %s <ex-gp-prior-2>```
@@ -396,7 +396,8 @@ def chapters():
 # (a YAML block opening its first markdown cell) gives an enumerator, "6.%s"; with it the numbers a reader
 # sees in JupyterLab are the book's. The book's extension removes the block before myst-nb reads the cell
 # and checks the number against Sphinx's.
-FRONTMATTER = re.compile(r"\A---\nnumbering:\n  enumerator: (?P<number>\d+)\.%s\n---\n")
+FRONTMATTER = re.compile(r"\A---\nnumbering:\n  enumerator: (?P<number>\d+|[A-Z])\.%s\n---\n")
+APPENDIX = "appendix_"  # back-matter files named appendix_* are appendices A, B, ... in _toc.yml's order
 
 
 def chapter_numbers(toc=ROOT / "_toc.yml"):
@@ -409,6 +410,73 @@ def chapter_numbers(toc=ROOT / "_toc.yml"):
             if part.get("numbered"):
                 count += 1
                 numbers[Path(chapter["file"]).name] = count
+    return numbers
+
+
+def appendix_letters(toc=ROOT / "_toc.yml"):
+    """``{docname stem: letter}`` for the appendices (unnumbered files ``appendix_*``): A, B, ... in order.
+
+    The book numbers an appendix's equations and figures (A.1), (A.2), ... (:func:`_letter_appendices`).
+    """
+    import yaml
+
+    letters = {}
+    for part in yaml.safe_load(Path(toc).read_text(encoding="utf-8")).get("parts", []):
+        for chapter in part.get("chapters", []):
+            stem = Path(chapter["file"]).name
+            if not part.get("numbered") and stem.startswith(APPENDIX):
+                letters[stem] = chr(ord("A") + len(letters))
+    return letters
+
+
+def enumerators(toc=ROOT / "_toc.yml"):
+    """``{docname stem: "6" or "A"}``: what the book prints before the dot of an equation number."""
+    return {**{stem: str(n) for stem, n in chapter_numbers(toc).items()}, **appendix_letters(toc)}
+
+
+def equation_labels(notebook):
+    """Labels of the notebook's displayed equations, in the order Sphinx numbers them.
+
+    Sphinx numbers labelled displayed equations in document order; every displayed equation of a chapter
+    carries a label (:func:`unlabelled_equations`), so the k-th label here is printed (N.k). Cells the
+    book removes (tag ``remove-cell``) are skipped.
+    """
+    labels = []
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "markdown" or "remove-cell" in cell.get("metadata", {}).get("tags", []):
+            continue
+        labels += [m.group("label").strip()[1:-1] for m in DISPLAY_MATH.finditer(_cell_source(cell))
+                   if m.group("label")]
+    return labels
+
+
+def equation_numbers(toc=ROOT / "_toc.yml", book=None):
+    """``{label: "9.14"}``: the number the book prints for each labelled equation, from the sources.
+
+    The build checks these against Sphinx's own numbers (``book_numbers_table`` below, tools/book_numbers.py).
+    """
+    book = BOOK if book is None else Path(book)
+    numbers = {}
+    for stem, prefix in enumerators(toc).items():
+        path = book / f"{stem}.ipynb"
+        if not path.exists():
+            continue
+        for k, label in enumerate(equation_labels(json.loads(path.read_text(encoding="utf-8"))), 1):
+            if label in numbers:
+                raise LabFormError(f"equation label {label!r} is used twice ({stem} and before)")
+            numbers[label] = f"{prefix}.{k}"
+    return numbers
+
+
+_EQNO = re.compile(r'<span class="eqno">\((?P<number>[^<)]*)\)<a class="headerlink" href="#equation-(?P<label>[\w-]+)"')
+
+
+def read_equation_numbers(html_dir=HTML):
+    """``{label: "9.14"}`` as the HTML build prints each labelled equation (its ``eqno``)."""
+    numbers = {}
+    for page in sorted(Path(html_dir).glob("*.html")):
+        for match in _EQNO.finditer(page.read_text(encoding="utf-8")):
+            numbers[match.group("label")] = match.group("number")
     return numbers
 
 
@@ -446,7 +514,7 @@ def _first_markdown(notebook):
 
 
 def frontmatter_problems(notebook, here, numbers=None):
-    numbers = chapter_numbers() if numbers is None else numbers
+    numbers = enumerators() if numbers is None else {k: str(v) for k, v in numbers.items()}
     cell = _first_markdown(notebook)
     found = FRONTMATTER.match(_cell_source(cell)) if cell else None
     wanted = numbers.get(here)
@@ -454,13 +522,13 @@ def frontmatter_problems(notebook, here, numbers=None):
         return ["an unnumbered chapter has a numbering frontmatter"] if found else []
     if not found:
         return [f"no numbering frontmatter (enumerator {wanted}.%s) in the first markdown cell"]
-    if int(found.group("number")) != wanted:
+    if found.group("number") != wanted:
         return [f"numbering frontmatter says chapter {found.group('number')}, _toc.yml makes it {wanted}"]
     return []
 
 
 def _fix_frontmatter(notebook, here, numbers=None):
-    numbers = chapter_numbers() if numbers is None else numbers
+    numbers = enumerators() if numbers is None else numbers
     cell = _first_markdown(notebook)
     if cell is None:
         return
@@ -669,7 +737,7 @@ def _check_numbers(app, doctree, docname):
     figures = app.env.toc_fignumbers.get(docname, {}).get("figure", {})
     for label, text, kind in wanted:
         if kind == "chapter":
-            number = app.env.toc_secnumbers.get(docname, {}).get("")
+            number = app.env.toc_secnumbers.get(docname, {}).get("") or _appendix_letter(app, docname)
             if not number or str(number[0]) != text:
                 logging.getLogger(__name__).warning(
                     f"JupyterLab numbers this chapter {text}, the book {number}: "
@@ -690,6 +758,96 @@ def _check_numbers(app, doctree, docname):
                 "run python book/_ext/lab_references.py --fix", location=docname)
 
 
+def _appendix_letter(app, docname):
+    letters = getattr(app.env, "appendix_letters", None) or appendix_letters()
+    letter = letters.get(Path(docname).name)
+    return (letter,) if letter else None
+
+
+def _letter_appendices(app, env):
+    """Number each appendix's equations, figures, exercises ... (A.1), (A.2), ... instead of (1), (2), ...
+
+    Sphinx numbers the enumerable nodes of an unnumbered page with one running counter; after its
+    toctree collector has assigned them (``env-get-updated``, priority 500), this prefixes the appendix's
+    letter and counts from 1 on each appendix. References (``{eq}``, ``{numref}``) read the same table.
+    """
+    env.appendix_letters = appendix_letters(Path(app.srcdir) / "_toc.yml")
+    changed = []
+    for docname, figtypes in env.toc_fignumbers.items():
+        letter = env.appendix_letters.get(Path(docname).name)
+        if not letter:
+            continue
+        for numbers in figtypes.values():
+            for k, node_id in enumerate(sorted(numbers, key=lambda i: numbers[i]), 1):
+                numbers[node_id] = (letter, k)
+        changed.append(docname)
+    return changed
+
+
+def sphinx_equation_numbers(env):
+    """``{label: "9.14"}`` as Sphinx prints each labelled equation (math domain + numfig tables)."""
+    from docutils.nodes import make_id
+
+    numbers = {}
+    for label, (docname, number) in env.get_domain("math").equations.items():
+        fignumbers = env.toc_fignumbers.get(docname, {}).get("displaymath", {})
+        numbers[label] = ".".join(map(str, fignumbers.get(make_id(f"equation-{label}"), (number,))))
+    return numbers
+
+
+def _check_book_numbers(app, env):
+    """svmlib/_book_numbers.py (tools/book_numbers.py --write) states the numbers Sphinx prints."""
+    import importlib
+
+    from sphinx.util import logging
+
+    if not (Path(app.srcdir) / "svmlib" / "_book_numbers.py").exists():
+        return
+    table = importlib.reload(importlib.import_module("svmlib._book_numbers"))
+    shown = sphinx_equation_numbers(env)
+    chapters = {Path(doc).name: str(n[""][0]) for doc, n in env.toc_secnumbers.items() if n.get("")}
+    stale = [f"equation {label}: table {table.EQUATIONS.get(label)}, book {number}"
+             for label, number in sorted(shown.items()) if table.EQUATIONS.get(label) != number]
+    stale += [f"equation {label}: in the table, not in the book" for label in sorted(set(table.EQUATIONS) - set(shown))]
+    stale += [f"chapter {stem}: table {table.CHAPTERS.get(stem)}, book {number}"
+              for stem, number in sorted(chapters.items()) if str(table.CHAPTERS.get(stem)) != number]
+    for problem in stale:
+        logging.getLogger(__name__).warning(
+            f"svmlib/_book_numbers.py is stale ({problem}): run python tools/book_numbers.py --write")
+
+
+_UNNUMBERED_LATEX = (r"\renewcommand{\theequation}{\arabic{equation}}\renewcommand{\thefigure}{\arabic{figure}}"
+                     r"\renewcommand{\thetable}{\arabic{table}}")
+
+
+def _letter_appendices_latex(app, doctree, docname):
+    r"""The PDF numbers an appendix's equations and figures A.1, A.2, ... as the HTML does.
+
+    Runs after pdf_edition's ``structure_for_latex`` (which resets the counters at each unnumbered
+    document and numbers them plainly): redefines ``\theequation`` etc. at the appendix's start and
+    restores the plain form at the next top-level document.
+    """
+    from docutils import nodes
+    from sphinx import addnodes
+
+    if app.builder.name != "latex":
+        return
+    letters = appendix_letters(Path(app.srcdir) / "_toc.yml")
+    after_appendix = False
+    for sof in doctree.findall(addnodes.start_of_file):
+        letter = letters.get(Path(sof["docname"]).name)
+        if letter:
+            latex = (r"\renewcommand{\theequation}{%s.\arabic{equation}}\renewcommand{\thefigure}{%s.\arabic{figure}}"
+                     r"\renewcommand{\thetable}{%s.\arabic{table}}" % (letter, letter, letter))
+        elif after_appendix:
+            latex = _UNNUMBERED_LATEX
+        else:
+            continue
+        after_appendix = bool(letter)
+        at = 1 if len(sof) and isinstance(sof[0], nodes.raw) else 0  # after pdf_edition's counter reset
+        sof.insert(at, nodes.raw("", latex + "\n", format="latex"))
+
+
 def _merge(app, env, docnames, other):
     env.lab_reference_texts = getattr(env, "lab_reference_texts", {})
     env.lab_reference_texts.update(getattr(other, "lab_reference_texts", {}))
@@ -699,6 +857,9 @@ def setup(app):
     app.connect("source-read", _source_read)
     app.connect("doctree-resolved", _check_numbers)
     app.connect("env-merge-info", _merge)
+    app.connect("env-get-updated", _letter_appendices, priority=600)  # after Sphinx's toctree collector
+    app.connect("env-check-consistency", _check_book_numbers)
+    app.connect("doctree-resolved", _letter_appendices_latex, priority=600)  # after pdf_edition's structure
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
 
 

@@ -1,4 +1,4 @@
-r"""The bootstrap without resampling: replica trick and adaptive TAP for SVMs (Part III, chapter 8).
+r"""The bootstrap without resampling: replica trick and adaptive TAP for SVMs (Part III, :ref:`Chapter 9 <ch-replica>`).
 
 * :func:`fit_hard_margin` -- the exact hard-margin SVM without bias (an NNLS problem).
 * :func:`monte_carlo_bootstrap` -- retrain on bootstrap samples (Poisson or multinomial
@@ -7,8 +7,8 @@ r"""The bootstrap without resampling: replica trick and adaptive TAP for SVMs (P
   book's equations (:func:`site_moments`, :func:`site_parameters`, :func:`gaussian_cavities`,
   :func:`replica_map`), the readable reference for the accelerated solver.
 * :func:`solve_replica` / :func:`replica_learning_curve` -- the same fixed point, accelerated:
-  bootstrapped test error (eq. boot-error), cavity Gaussians at training points,
-  :func:`field_at_new_inputs` (eq. boot-field-new), :func:`error_gradient` (its derivative
+  bootstrapped test error (eq. :eq:`(9.19) <boot-error>`), cavity Gaussians at training points,
+  :func:`field_at_new_inputs` (eq. :eq:`(9.20) <boot-field-new>`), :func:`error_gradient` (its derivative
   in kernel parameters, by implicit differentiation of the fixed point).
 * :func:`opper_winther_loo`, :func:`exact_loo` -- the S -> infinity limits of theory and
   Monte Carlo.

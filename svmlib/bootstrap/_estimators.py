@@ -42,12 +42,12 @@ def distinct_inputs(X, y, deduplicate):
 def efron_632(bootstrap_error, training_error=0.0):
     r"""Efron's 0.632 estimate: 0.368 * training error + 0.632 * bootstrap error at S = N.
 
-    The hard-margin SVM has zero training error, so it is 0.632 times eq. (boot-error).
+    The hard-margin SVM has zero training error, so it is 0.632 times eq. :eq:`(9.19) <boot-error>`.
 
     Parameters
     ----------
     bootstrap_error : float
-        The bootstrapped test error at :math:`S = N` (eq. (boot-error) of chapter 8).
+        The bootstrapped test error at :math:`S = N` (eq. :eq:`(9.19) <boot-error>`).
     training_error : float, default 0.0
         The training error of the classifier fitted on all the data.
 
@@ -132,7 +132,7 @@ class ReplicaBootstrap(_BootstrapBase):
     Attributes
     ----------
     error_ : float
-        Bootstrapped test error (eq. boot-error).
+        Bootstrapped test error (eq. :eq:`(9.19) <boot-error>`).
     error_632_ : float
         Efron's 0.632 estimate (meaningful at S_over_N = 1).
     cavity_mean_, cavity_var_ : ndarrays
@@ -164,8 +164,8 @@ class ReplicaBootstrap(_BootstrapBase):
     >>> est = ReplicaBootstrap().fit(crabs.X, crabs.y)  # broad RBF kernel, S = N
     >>> print(f"error {est.error_:.4f}, 0.632 estimate {est.error_632_:.4f}")
     error 0.0042, 0.632 estimate 0.0027
-    >>> slope = est.error_gradient()  # d error / d ln l, by implicit differentiation (eq. boot-implicit)
-    >>> mean, var = est.field_distribution(crabs.X[:3])  # eq. (boot-field-new)
+    >>> slope = est.error_gradient()  # d error / d ln l, by implicit differentiation (eq. :eq:`(9.22) <boot-implicit>`)
+    >>> mean, var = est.field_distribution(crabs.X[:3])  # eq. :eq:`(9.20) <boot-field-new>`
     >>> est.predict_proba(crabs.X[:3]).shape
     (3, 2)
     """
@@ -217,7 +217,7 @@ class ReplicaBootstrap(_BootstrapBase):
         return np.atleast_1d(error_gradient(self.K_, self.y_fit_, self.solution_, dK))
 
     def field_distribution(self, X_new):
-        """Mean and variance of the bootstrap distribution of the field at new inputs (eq. boot-field-new)."""
+        """Mean and variance of the bootstrap distribution of the field at new inputs (eq. :eq:`(9.20) <boot-field-new>`)."""
         K_new, diag = self._kernel_new(X_new)
         mean, var, _ = field_at_new_inputs(self.K_, self.solution_, K_new, diag)
         return mean, var
@@ -282,7 +282,7 @@ class MonteCarloBootstrap(_BootstrapBase):
         self.deduplicate = deduplicate
 
     def fit(self, X, y):
-        """Solve the hard-margin SVM on ``n_samples`` bootstrap samples of ``(X, y)`` (eq. boot-mc-error).
+        """Solve the hard-margin SVM on ``n_samples`` bootstrap samples of ``(X, y)`` (eq. :eq:`(9.3) <boot-mc-error>`).
 
         Parameters
         ----------

@@ -157,7 +157,7 @@ def opper_winther_loo(K, y, alpha=None, *, jitter=JITTER):
     .. math:: \epsilon_{\rm loo} \approx \frac1N \sum_{i \in SV}
               \Theta\!\left(\frac{\alpha_i}{[K_{SV}^{-1}]_{ii}} - 1\right)
 
-    (eq. boot-ow-loo). It assumes the set of support vectors does not change when
+    (eq. :eq:`(9.21) <boot-ow-loo>`). It assumes the set of support vectors does not change when
     a point is left out; the field of a left-out support vector is then
     :math:`y_i f_{-i}(x_i) = 1 - \alpha_i / [K_{SV}^{-1}]_{ii}`. Non-support vectors are
     never errors (removing them changes nothing and their margin is >= 1).

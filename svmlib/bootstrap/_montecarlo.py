@@ -42,7 +42,7 @@ class MonteCarloResult:
     fields_new : ndarray of shape (n_samples, n_new) or None
         Fields at the new inputs, if ``K_new`` was given.
     error, error_se : float
-        Bootstrapped test error (eq. boot-mc-error) and its delta-method standard error.
+        Bootstrapped test error (eq. :eq:`(9.3) <boot-mc-error>`) and its delta-method standard error.
     S_over_N : float
     sampling : str
 
@@ -86,7 +86,7 @@ class MonteCarloResult:
 def seed_sequence(random_state):
     """A SeedSequence from an int, None (fresh entropy) or a numpy Generator.
 
-    No equation: the seeding behind the Monte Carlo bootstrap (eq. boot-mc-error). Each
+    No equation: the seeding behind the Monte Carlo bootstrap (eq. :eq:`(9.3) <boot-mc-error>`). Each
     bootstrap sample gets one ``spawn``-ed child of this sequence, so its draws do not depend
     on which worker runs it.
 
@@ -127,7 +127,7 @@ def seed_sequence(random_state):
 
 
 def draw_occupations(rng, n, S_over_N, sampling="poisson"):
-    r"""Occupation numbers of one bootstrap sample (eq. boot-poisson or the multinomial bootstrap).
+    r"""Occupation numbers of one bootstrap sample (eq. :eq:`(9.1) <boot-poisson>` or the multinomial bootstrap).
 
     Parameters
     ----------
@@ -138,7 +138,7 @@ def draw_occupations(rng, n, S_over_N, sampling="poisson"):
     S_over_N : float
         Mean sample size over :math:`N`, positive.
     sampling : {'poisson', 'multinomial'}, default 'poisson'
-        ``'poisson'``: independent :math:`s_i \sim \mathrm{Poisson}(S/N)` (eq. boot-poisson);
+        ``'poisson'``: independent :math:`s_i \sim \mathrm{Poisson}(S/N)` (eq. :eq:`(9.1) <boot-poisson>`);
         ``'multinomial'``: exactly ``round(S_over_N * n)`` draws with replacement, each point
         with probability :math:`1/N`.
 
@@ -158,7 +158,7 @@ def draw_occupations(rng, n, S_over_N, sampling="poisson"):
     --------
     >>> import numpy as np
     >>> from svmlib.bootstrap import draw_occupations
-    >>> s = draw_occupations(np.random.default_rng(0), 10_000, 1.0)  # Poisson(S/N) per point, eq. (boot-poisson)
+    >>> s = draw_occupations(np.random.default_rng(0), 10_000, 1.0)  # Poisson(S/N) per point, eq. :eq:`(9.1) <boot-poisson>`
     >>> bool(abs(s.mean() - 1.0) < 0.05 and abs((s == 0).mean() - np.exp(-1)) < 0.02)
     True
     >>> int(draw_occupations(np.random.default_rng(0), 10, 1.0, "multinomial").sum())  # exactly S = N points
@@ -199,7 +199,7 @@ def _fit_chunk(K, y, seeds, S_over_N, sampling, jitter):
 def ratio_error(occupations, fields, y):
     r"""Error over out-of-sample points pooled over samples, and its delta-method SE.
 
-    Implements eq. (boot-mc-error):
+    Implements eq. :eq:`(9.3) <boot-mc-error>`:
     :math:`\varepsilon = \sum_k E_k / \sum_k n_k` with :math:`E_k` the misclassified
     (:math:`y_i f_k(x_i) < 0`) and :math:`n_k` the left-out points of sample :math:`k`.
     For :math:`M` i.i.d. samples,
@@ -262,7 +262,7 @@ def monte_carlo_bootstrap(K, y, S_over_N=1.0, n_samples=500, *, K_new=None, samp
         Labels (two classes; mapped to -1/+1).
     S_over_N : float
         Mean sample size over N. Poisson sampling draws :math:`s_i \sim
-        \mathrm{Poisson}(S/N)` independently (eq. boot-poisson); multinomial
+        \mathrm{Poisson}(S/N)` independently (eq. :eq:`(9.1) <boot-poisson>`); multinomial
         sampling draws exactly ``round(S)`` points with replacement.
     n_samples : int
         Number of bootstrap samples.
@@ -292,7 +292,7 @@ def monte_carlo_bootstrap(K, y, S_over_N=1.0, n_samples=500, *, K_new=None, samp
     >>> from svmlib.kernels import RBF
     >>> crabs = load_crabs("species")
     >>> K = RBF(l=np.sqrt(5))(crabs.X)
-    >>> mc = monte_carlo_bootstrap(K, crabs.y, 1.0, 200, random_state=0)  # eq. (boot-mc-error)
+    >>> mc = monte_carlo_bootstrap(K, crabs.y, 1.0, 200, random_state=0)  # eq. :eq:`(9.3) <boot-mc-error>`
     >>> print(f"Monte Carlo {mc.error:.4f} +- {mc.error_se:.4f}, theory {solve_replica(K, crabs.y, 1.0).error:.4f}")
     Monte Carlo 0.0042 +- 0.0005, theory 0.0042
     """

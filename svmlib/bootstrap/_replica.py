@@ -9,7 +9,7 @@ Gaussian and the site descriptions of the field f_i agree.
 
 The package is split so that the book's equations can be read apart from the speed-ups:
 
-* ``_replica_equations`` -- the equations of chapter 8 (site moments, Gaussian part,
+* ``_replica_equations`` -- the equations of :ref:`Chapter 9 <ch-replica>` (site moments, Gaussian part,
   cavities), the plain fixed-point map and :func:`iterate_replica`, its damped iteration;
 * ``_replica_fast_map`` -- the same map through BLAS calls, and rough (low-rank or
   single-precision) versions of it for the first steps of a cold start;
@@ -35,7 +35,7 @@ from ._hardmargin import check_gram
 from ._replica_acceleration import _gmres, _linearised_map, _solve
 from ._replica_equations import (V_FLOOR, _cavity_vector, gaussian_cavities, iterate_replica, replica_map,
                                  site_moments, site_parameters)
-from ._replica_fast_map import _evaluate, _g_diag_l_g, _rough_map  # noqa: F401  (_rough_map: chapter 8)
+from ._replica_fast_map import _evaluate, _g_diag_l_g, _rough_map  # noqa: F401  (_rough_map: :ref:`Chapter 9 <ch-replica>`)
 from ._replica_solution import MAX_S_OVER_N, ReplicaSolution, check_S_over_N
 
 __all__ = [
@@ -161,7 +161,7 @@ def solve_replica(K, y, S_over_N=1.0, *, init=None, tol=1e-8, max_iter=500, damp
     Returns
     -------
     ReplicaSolution
-        ``error`` is eq. (boot-error); a ConvergenceWarning is issued (and
+        ``error`` is eq. :eq:`(9.19) <boot-error>`; a ConvergenceWarning is issued (and
         ``converged`` is False) when no attempt reached ``tol``: the best iterate is returned.
 
     Examples
@@ -238,7 +238,7 @@ def replica_learning_curve(K, y, S_over_N_values, **options):
 
 
 def field_at_new_inputs(K, solution, K_new, K_new_diag):
-    r"""Bootstrap distribution of the field at new inputs x (eq. boot-field-new).
+    r"""Bootstrap distribution of the field at new inputs x (eq. :eq:`(9.20) <boot-field-new>`).
 
     T(x) = (I + K D)^-1 k(x) (computed as k - K D^1/2 B^-1 D^1/2 k);
     chi(x) = K(x, x) - sum_i k_i(x) dl_i T_i(x); mean(x) = T(x)^T g; V(x) = -sum_i T_i(x)^2 l_i.
@@ -303,7 +303,7 @@ def field_at_new_inputs(K, solution, K_new, K_new_diag):
 
 
 def error_gradient(K, y, solution, dK, *, rtol=1e-10):
-    r"""Derivatives of the bootstrapped error (eq. boot-error) with respect to kernel parameters.
+    r"""Derivatives of the bootstrapped error (eq. :eq:`(9.19) <boot-error>`) with respect to kernel parameters.
 
     The error depends on a kernel parameter theta through the fixed point x* = F(x*; K(theta))
     of the cavity vector x = (m_c, log V_c, log chi_c). Differentiating it (implicit function

@@ -1,4 +1,4 @@
-r"""The replica / adaptive-TAP equations of chapter 8, as the book writes them: read this module.
+r"""The replica / adaptive-TAP equations of :ref:`Chapter 9 <ch-replica>`, as the book writes them: read this module.
 
 Each training point i carries three site parameters (dl_i, g_i, l_i), the book's
 :math:`(\Delta\lambda_i, \gamma_i, \lambda_i)`, and a cavity Gaussian N(m_c, V_c) with
@@ -10,7 +10,7 @@ response chi_c. One step of the fixed-point map F goes round the chapter's equat
 The state is the cavity vector x = (m_c, log V_c, log chi_c), always admissible. At the
 fixed point the Gaussian and the site marginals agree; :func:`iterate_replica` runs the
 plain damped iteration x <- x + damping (F(x) - x) there. The equations are written in the
-numerically stable forms of chapter 8 (each cures an observed failure):
+numerically stable forms of :ref:`Chapter 9 <ch-replica>` (each cures an observed failure):
 
 1. 1 - p Phi(Delta) = Phi(-Delta) + e^{-S/N} Phi(Delta), and site parameters in closed form;
 2. G through one Cholesky factor of B = I + D^1/2 K D^1/2, cavities without 1/chi - dl;
@@ -44,7 +44,7 @@ CLAMPED_B = 0.05  # below this (B^-1)_ii = 1 - dl_i G_ii cancels: computed as a 
 COLD_START = (1.0, 0.1, 0.1)  # start: m_c = y (on the margin), V_c = chi_c = 0.1 K_ii
 
 
-# ------------------------------------------------------------ site side, eq. (boot-site-moments)
+# ------------------------------------------------------------ site side, eq. :eq:`(9.15) <boot-site-moments>`
 def _site_terms(y, m_c, V_c, S_over_N):
     """q = p Phi(Delta), 1 - q without cancellation, the mean shift p (Phi + sqrt(V_c) phi), Delta."""
     p = -np.expm1(-S_over_N)  # p = 1 - e^{-S/N}: the probability that the point is in the sample
@@ -55,7 +55,7 @@ def _site_terms(y, m_c, V_c, S_over_N):
 
 
 def site_moments(y, m_c, V_c, chi_c, S_over_N):
-    r"""Moments of the field at one site given its cavity Gaussian (eq. boot-site-moments).
+    r"""Moments of the field at one site given its cavity Gaussian (eq. :eq:`(9.15) <boot-site-moments>`).
 
     The cavity field is :math:`h = m_c + \sqrt{V_c}\, u`. With probability :math:`1 - p`
     the point is out of the sample (f = h); with probability p it is in, and then f = h if
@@ -88,7 +88,7 @@ def site_moments(y, m_c, V_c, chi_c, S_over_N):
 def site_parameters(y, m_c, V_c, chi_c, S_over_N):
     """New site parameters (dl, g, l) and the site moments (m, V, chi), in closed form.
 
-    Eq. (boot-cavity) solved for the site side, dl = 1/chi - 1/chi_c, g = m/chi - m_c/chi_c,
+    Eq. :eq:`(9.17) <boot-cavity>` solved for the site side, dl = 1/chi - 1/chi_c, g = m/chi - m_c/chi_c,
     l = -V/chi^2 + V_c/chi_c^2, gives (Numerics 1) dl = q/chi, g = y shift/chi and
     l = -[V_c q (1 - q) + (1 - y m)(y m - y m_c)]/chi^2: no cancelling differences.
 
@@ -104,14 +104,14 @@ def site_parameters(y, m_c, V_c, chi_c, S_over_N):
     Returns
     -------
     (dl, g, lam), (m, V, chi) : tuples of ndarrays
-        Site parameters (dl >= 0, lam <= 0) and the moments of eq. (boot-site-moments).
+        Site parameters (dl >= 0, lam <= 0) and the moments of eq. :eq:`(9.15) <boot-site-moments>`.
 
     Examples
     --------
     >>> (dl, g, lam), (m, V, chi) = site_parameters(1.0, 0.0, 1.0, 1.0, 1.0)
     >>> print(f"{dl:.4f} {g:.4f} {lam:.4f}")
     1.1360 1.4627 -2.1208
-    >>> bool(abs(1 / chi - (1 / 1.0 + dl)) < 1e-12)  # eq. (boot-cavity): 1/chi = 1/chi_c + dl
+    >>> bool(abs(1 / chi - (1 / 1.0 + dl)) < 1e-12)  # eq. :eq:`(9.17) <boot-cavity>`: 1/chi = 1/chi_c + dl
     True
     """
     return _site_parameters(*check_sites(y, m_c, V_c, chi_c, S_over_N))
@@ -127,17 +127,17 @@ def _site_parameters(y, m_c, V_c, chi_c, S_over_N):
     return (q / chi, y * shift / chi, -(V_c * q * one_minus_q + excess) / chi**2), (m, V, chi)
 
 
-# ------------------------------------------------------------ Gaussian side, eqs. (boot-gauss), (boot-cavity)
-# Gaussian marginals (chi, m, V) of eq. (boot-gauss) and cavities (chi_c, m_c, V_c) of eq. (boot-cavity)
+# ------------------------------------------------------------ Gaussian side, eqs. :eq:`(9.16) <boot-gauss>`, :eq:`(9.17) <boot-cavity>`
+# Gaussian marginals (chi, m, V) of eq. :eq:`(9.16) <boot-gauss>` and cavities (chi_c, m_c, V_c) of eq. :eq:`(9.17) <boot-cavity>`
 _Gaussian = namedtuple("_Gaussian", "chi m V chi_c m_c V_c")
 
 
 def gaussian_cavities(K, dl, g, lam, *, v_floor=V_FLOOR):
-    r"""Gaussian marginals (eq. boot-gauss) and cavities (eq. boot-cavity) for sites (dl, g, l).
+    r"""Gaussian marginals (eq. :eq:`(9.16) <boot-gauss>`) and cavities (eq. :eq:`(9.17) <boot-cavity>`) for sites (dl, g, l).
 
     With D = diag(dl), :math:`B = I + D^{1/2} K D^{1/2} = L L^\top` and
     :math:`A = L^{-1} D^{1/2} K`: :math:`G = (K^{-1} + D)^{-1} = K - A^\top A` (Numerics 2,
-    no inverse of K). The cavity of eq. (boot-cavity), rewritten without the cancelling
+    no inverse of K). The cavity of eq. :eq:`(9.17) <boot-cavity>`, rewritten without the cancelling
     1/chi_i - dl_i, divides sums over j != i by :math:`b_i = (B^{-1})_{ii} = 1 - dl_i G_{ii}`.
 
     Parameters
@@ -189,10 +189,10 @@ def _gaussian_cavities(K, dl, g, lam, v_floor=V_FLOOR):
         G[:, clamped] = K @ (sd[:, None] * W) / sd[clamped]  # G = K D^1/2 B^-1 D^-1/2
         G[clamped, :] = G[:, clamped].T
     chi = np.diag(G).copy()
-    m = G @ g  # eq. (boot-gauss)
+    m = G @ g  # eq. :eq:`(9.16) <boot-gauss>`
     V = -np.einsum("ij,j,ij->i", G, lam, G)  # -(G diag(l) G)_ii
     G_off = G - np.diag(chi)  # cavity sums run over j != i
-    chi_c = chi / b  # = 1 / dl_c                       eq. (boot-cavity)
+    chi_c = chi / b  # = 1 / dl_c                       eq. :eq:`(9.17) <boot-cavity>`
     m_c = (G_off @ g) / b  # = (m - chi g) / b = g_c / dl_c
     V_c = -((G_off**2) @ lam) / b**2  # = (V + chi^2 l) / b^2 = -l_c / dl_c^2
     V_c = np.maximum(V_c, v_floor * np.max(np.diag(K)))  # Numerics 3
@@ -225,7 +225,7 @@ def _residual(gauss, m, V, chi):
 
 
 def _bootstrap_error(y, gauss):
-    """eq. (boot-error): the mean probability that a left-out point's field has the wrong sign."""
+    """eq. :eq:`(9.19) <boot-error>`: the mean probability that a left-out point's field has the wrong sign."""
     return float(np.mean(ndtr(-y * gauss.m_c / np.sqrt(gauss.V_c))))
 
 
@@ -280,13 +280,13 @@ def replica_map(K, y, S_over_N, x):
 def _replica_map(K, y, S_over_N, x):
     """:func:`replica_map` without the input checks: the chapter's three steps."""
     m_c, V_c, chi_c = _split_cavity(x)
-    sites, marginals = _site_parameters(y, m_c, V_c, chi_c, S_over_N)  # eq. (boot-site-moments)
-    gauss, _ = _gaussian_cavities(K, *sites)  # eqs. (boot-gauss), (boot-cavity)
+    sites, marginals = _site_parameters(y, m_c, V_c, chi_c, S_over_N)  # eq. :eq:`(9.15) <boot-site-moments>`
+    gauss, _ = _gaussian_cavities(K, *sites)  # eqs. :eq:`(9.16) <boot-gauss>`, :eq:`(9.17) <boot-cavity>`
     return _cavity_vector(gauss), _residual(gauss, *marginals), sites, gauss
 
 
 def iterate_replica(K, y, S_over_N=1.0, *, tol=1e-8, max_iter=500, dampings=(1.0, 0.5, 0.2)):
-    """The plain fixed-point iteration of chapter 8: x <- x + damping (F(x) - x) until the two sides agree.
+    """The plain fixed-point iteration of :ref:`Chapter 9 <ch-replica>`: x <- x + damping (F(x) - x) until the two sides agree.
 
     Slower than :func:`solve_replica` (linear convergence, ~40 iterations on crabs at S = N), which reaches
     the same fixed point with Newton steps.

@@ -1,7 +1,7 @@
 r"""The map of :mod:`._replica_equations`, evaluated fast: BLAS calls and rough (cheap) maps.
 
-:func:`_gaussian_part` computes what :func:`gaussian_cavities` computes (eqs. boot-gauss,
-boot-cavity) with LAPACK/BLAS called directly and G kept as its upper triangle (scipy's wrappers
+:func:`_gaussian_part` computes what :func:`gaussian_cavities` computes (eqs. :eq:`(9.16) <boot-gauss>`,
+:eq:`(9.17) <boot-cavity>`) with LAPACK/BLAS called directly and G kept as its upper triangle (scipy's wrappers
 cost ~0.1 ms of checks and copies per call at N = 200; the symmetric products read half the
 matrix). It also returns G, which the Newton steps of :mod:`._replica_acceleration` re-use.
 Tests compare it with the readable form.

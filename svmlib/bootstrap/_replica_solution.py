@@ -32,9 +32,9 @@ class ReplicaSolution:
     m_c, V_c, chi_c : ndarrays of shape (n,)
         Cavity mean, variance and response at each training point: the bootstrap
         distribution of the field at x_i over samples that leave i out is N(m_c, V_c)
-        (eq. boot-field-train).
+        (eq. :eq:`(9.18) <boot-field-train>`).
     error : float
-        Bootstrapped test error (eq. boot-error), ``mean(Phi(-y m_c / sqrt(V_c)))``.
+        Bootstrapped test error (eq. :eq:`(9.19) <boot-error>`), ``mean(Phi(-y m_c / sqrt(V_c)))``.
     n_iter : int
         Fixed-point iterations used (over all damping attempts).
     converged : bool
@@ -95,7 +95,7 @@ class ReplicaSolution:
         Returns
         -------
         ndarray of shape (n,)
-            ``Phi(-y m_c / sqrt(V_c))``, whose mean is eq. (boot-error).
+            ``Phi(-y m_c / sqrt(V_c))``, whose mean is eq. :eq:`(9.19) <boot-error>`.
         """
         return ndtr(-y * self.m_c / np.sqrt(self.V_c))
 

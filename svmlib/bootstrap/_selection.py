@@ -1,7 +1,7 @@
-"""Choosing the RBF length scale by the theory's bootstrap error and its gradient (chapter 8).
+"""Choosing the RBF length scale by the theory's bootstrap error and its gradient (:ref:`Chapter 9 <ch-replica>`).
 
 The replica theory gives Efron's 0.632 estimate without retraining, and implicit
-differentiation of its fixed point (:func:`error_gradient`, eq. boot-implicit) gives the
+differentiation of its fixed point (:func:`error_gradient`, eq. :eq:`(9.22) <boot-implicit>`) gives the
 derivative in the length scale for about a third of the cost of the solve. Both together
 make gradient-based model selection without resampling.
 """
@@ -29,7 +29,7 @@ class LengthScalePath:
     Attributes
     ----------
     length_scales, error, slope : ndarrays of shape (m,)
-        l, the bootstrapped error eq. (boot-error) and its derivative d error / d ln l.
+        l, the bootstrapped error eq. :eq:`(9.19) <boot-error>` and its derivative d error / d ln l.
     error_632, slope_632 : ndarrays of shape (m,)
         Efron's 0.632 estimate and its derivative (meaningful at S/N = 1).
     solutions : list of ReplicaSolution

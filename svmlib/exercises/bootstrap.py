@@ -1,9 +1,10 @@
-"""Auto-checked exercises of chapter 8 (the bootstrap without resampling)."""
+"""Auto-checked exercises of :ref:`Chapter 9 <ch-replica>` (the bootstrap without resampling)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from .._book_numbers import eq
 from . import Feedback, close_enough
 
 __all__ = ["check_left_out_fraction", "check_632", "check_replica_warmup", "check_width_gradient",
@@ -92,7 +93,7 @@ def _field_case(case):
 
 
 def check_field_at_new_inputs(field_at_new):
-    r"""Check a student's eq. (boot-field-new): the bootstrap mean and variance of the field at new inputs.
+    r"""Check a student's eq. :eq:`(9.20) <boot-field-new>`: the bootstrap mean and variance of the field at new inputs.
 
     ``field_at_new(K, K_new, k_new_diag, dLam, Gam, Lam)`` must return ``(mean, var)``, arrays of
     shape (n_new,), where K is the (n, n) training Gram matrix, K_new the (n_new, n) kernel
@@ -129,6 +130,6 @@ def check_field_at_new_inputs(field_at_new):
         j = int(np.argmax(np.abs(got_mean - mean))) if not mean_ok else int(np.argmax(np.abs(got_var - var)))
         return Feedback(False, f"{name}: the {' and the '.join(which)} differ; at new input {j} expected mean "
                                f"{mean[j]:.6f}, variance {var[j]:.6f}, got {got_mean[j]:.6f}, {got_var[j]:.6f}. "
-                               "Check T(x) = (I + K diag(dLam))^-1 k(x) (solve, do not invert K) and eq. (boot-field-new).")
+                               f"Check T(x) = (I + K diag(dLam))^-1 k(x) (solve, do not invert K) and eq. {eq('boot-field-new')}.")
     return Feedback(True, f"All {len(FIELD_CASES)} seeded cases agree with svmlib.bootstrap.field_at_new_inputs "
                           "(relative 1e-6): your T(x) carries the sites' pull, and the variance the replicas' coupling.")

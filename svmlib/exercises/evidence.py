@@ -1,9 +1,10 @@
-"""Auto-checked exercises of chapter 6 (evidence and error bars)."""
+"""Auto-checked exercises of :ref:`Chapter 7 <ch-evidence>` (evidence and error bars)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from .._book_numbers import eq
 from ..evidence import exact_log_naive_evidence, laplace_log_naive_evidence
 from ..kernels import RBF
 from ..probabilistic import kappa, solve_no_bias_dual
@@ -32,7 +33,7 @@ def laplace_cases():
     """The seeded problems :func:`check_laplace_evidence` uses: a list of ``(name, K, y, alpha, C)``.
 
     Each has marginal inputs (``0 < alpha_i < C``) as well as inputs at both bounds, so every
-    term of eq. (ev-laplace) matters.
+    term of eq. :eq:`(7.5) <ev-laplace>` matters.
     """
     cases = []
     for name, n, l, K0, C, seed in (("n = 12, RBF l = 0.2, K0 = 3, C = 1", 12, 0.2, 3.0, 1.0, 0),
@@ -62,7 +63,7 @@ def _variants(K, y, alpha, C):
 
     return [
         (fit + logk - 0.5 * logdet(2 * np.pi * r[m] ** 2, plus_identity=False),
-         "you used det(L_m K_m) without the identity: the heuristic det(I + L_m K_m) is part of eq. (ev-laplace)"),
+         f"you used det(L_m K_m) without the identity: the heuristic det(I + L_m K_m) is part of eq. {eq('ev-laplace')}"),
         (fit + logk - 0.5 * logdet(r[m] ** 2), "the 2 pi is missing from L_m = diag(2 pi [alpha (C - alpha)/C]^2)"),
         (fit + logk - 0.5 * logdet(2 * np.pi * r[m]), "L_m holds the SQUARE of alpha (C - alpha)/C"),
         (fit - 0.5 * logdet(2 * np.pi * r[m] ** 2), "the term n ln kappa(C) of the normalised likelihood is missing"),
@@ -73,7 +74,7 @@ def _variants(K, y, alpha, C):
 
 
 def check_laplace_evidence(laplace_evidence):
-    """Implementation exercise of chapter 6: the Laplace-type estimate of ln Q_naive (eq. ev-laplace).
+    """Implementation exercise of :ref:`Chapter 7 <ch-evidence>`: the Laplace-type estimate of ln Q_naive (eq. :eq:`(7.5) <ev-laplace>`).
 
     ``laplace_evidence(K, y, alpha, C)`` gets the kernel matrix (bias variance included), the labels
     in {-1, +1}, the MAP dual coefficients and C, and returns one float. It is compared with
@@ -99,5 +100,5 @@ def check_laplace_evidence(laplace_evidence):
                 return Feedback(False, f"On the case {name} you return {value:.6f}, expected {expected:.6f}: {why}.")
         return Feedback(False, f"On the case {name} you return {value:.6f}, expected {expected:.6f} "
                                f"(off by {value - expected:+.4g} nats). Check each of the four terms of eq. "
-                               "(ev-laplace) separately; only the marginal inputs (0 < alpha_i < C) enter L_m.")
+                               f"{eq('ev-laplace')} separately; only the marginal inputs (0 < alpha_i < C) enter L_m.")
     return Feedback(True, "All three cases agree with svmlib.evidence.laplace_log_naive_evidence to 1e-8 nats.")

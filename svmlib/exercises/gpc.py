@@ -1,4 +1,4 @@
-"""Auto-checked exercises of chapter 7 (mean-field Gaussian-process classification).
+"""Auto-checked exercises of :ref:`Chapter 8 <ch-mean-field-gpc>` (mean-field Gaussian-process classification).
 
 Call a checker with your answer; it returns a :class:`~svmlib.exercises.Feedback`.
 """
@@ -84,7 +84,7 @@ def check_error_bar(se, n_errors=63, n_test=332):
 
 
 def gpc_cases():
-    """The seeded problems of the chapter-7 implementation checkers: ``(name, K_sigma, y)``.
+    """The seeded problems of the implementation checkers of :ref:`Chapter 8 <ch-mean-field-gpc>`: ``(name, K_sigma, y)``.
 
     ``K_sigma = K + sigma^2 I`` on a 2-D demo problem (RBF, l = 1) at three noise levels.
     """
@@ -108,12 +108,12 @@ def _naive_reference(K, y, alpha, V):
 
 
 def check_naive_update(naive_update):
-    """Implementation exercise of chapter 7: one parallel update of the naive mean-field equations.
+    """Implementation exercise of :ref:`Chapter 8 <ch-mean-field-gpc>`: one parallel update of the naive mean-field equations.
 
     ``naive_update(K, y, alpha)`` gets the training covariance ``K + sigma^2 I``, the labels and the
     current coefficients and returns the new ``alpha_i = D(z_i) / sqrt(V_i)`` with the naive cavity
     variance ``V_i = K_ii``, cavity mean ``m_i - V_i y_i alpha_i`` and ``z_i = y_i m_cav_i / sqrt(V_i)``
-    (eq. gpc-fixed-point). Compared on the three problems of :func:`gpc_cases`, each at two seeded
+    (eq. :eq:`(8.7) <gpc-fixed-point>`). Compared on the three problems of :func:`gpc_cases`, each at two seeded
     starting points, to 1e-10 relative (a few dot products; round-off is ~1e-14). A miss is matched
     against the common slips.
     """
@@ -157,12 +157,12 @@ def check_naive_update(naive_update):
 
 
 def check_adf_step(adf_step):
-    """Implementation exercise of chapter 7: one step of the online (ADF) algorithm.
+    """Implementation exercise of :ref:`Chapter 8 <ch-mean-field-gpc>`: one step of the online (ADF) algorithm.
 
     ``adf_step(alpha, R, k, k_star, y)`` gets the current coefficients ``alpha`` (t,), the covariance
     correction ``R`` (t, t), the kernel vector ``k = (K(x, x_i))_i`` of the new input against the t
     inputs seen, its variance ``k_star = K(x, x) + sigma^2`` and its label; it returns the new
-    ``(alpha, R)`` of size t + 1 (eq. gpc-online-update). Compared with
+    ``(alpha, R)`` of size t + 1 (eq. :eq:`(8.17) <gpc-online-update>`). Compared with
     :func:`svmlib.gpc.online_sweep` after t and t + 1 examples on the problems of :func:`gpc_cases`,
     at t = 0, 5 and 11, to 1e-10 (the same arithmetic in another order: round-off ~1e-13).
     """

@@ -1,4 +1,4 @@
-"""Auto-checked exercises of chapter 4 (kernels)."""
+"""Auto-checked exercises of :ref:`Chapter 4 <ch-kernels>` (kernels)."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def _rbf_cases():
 
 def check_rbf_gram(rbf_gram):
     r"""Check a student's ``rbf_gram(X, Y, l)``: the matrix :math:`k(x_i, y_j) = \exp(-\lVert x_i - y_j\rVert^2/(2l^2))`
-    of shape ``(len(X), len(Y))`` (eq. kernel-list), compared with :class:`svmlib.kernels.RBF` on seeded inputs
+    of shape ``(len(X), len(Y))`` (eq. :eq:`(4.7) <kernel-list>`), compared with :class:`svmlib.kernels.RBF` on seeded inputs
     (rectangular, square, 1-D, and points far from the origin where a careless expansion of the squared
     distance goes negative). The feedback names the case and the likely mistake.
     """

@@ -1,4 +1,4 @@
-"""Auto-checked exercises of chapter 9 (LS-SVR as a Bayesian RBF network).
+"""Auto-checked exercises of :ref:`Chapter 10 <ch-lssvr>` (LS-SVR as a Bayesian RBF network).
 
 Call a checker with your answer; it returns a :class:`~svmlib.exercises.Feedback`.
 """
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._book_numbers import eq
 from ..lssvr import BayesianLSSVR, kkt_matrix, make_sinc, posterior_factor, prior_precision, rbf_from_c, solve_lssvr
 from . import Feedback, as_number, as_numbers, close_enough
 
@@ -36,7 +37,7 @@ def _tiny_solution():
 
 def check_lssvr_parameters(b, alpha):
     """Check the LS-SVR bias ``b`` and coefficients ``alpha`` of :data:`TINY_X`, :data:`TINY_Y`
-    (kernel ``exp(-|x - x'|^2)``, ``gamma = TINY_GAMMA``), found from the KKT system eq. (lssvr-kkt)."""
+    (kernel ``exp(-|x - x'|^2)``, ``gamma = TINY_GAMMA``), found from the KKT system eq. :eq:`(10.4) <lssvr-kkt>`."""
     b_value, alpha = as_number(b), as_numbers(alpha, 3)
     if b_value is None and not isinstance(b, (int, float, np.number)):
         return Feedback(False, "Give b as one number and alpha as three numbers, e.g. check(0.5, [1, -2, 1]).")
@@ -90,7 +91,7 @@ def check_far_field_variances(eq16, full, gp):
 
 
 def check_prior_smallest_eigenvalue(answer, eps=1e-3):
-    """Check the smallest eigenvalue of the seed's prior precision (eq. lssvr-prior-precision) for
+    """Check the smallest eigenvalue of the seed's prior precision (eq. :eq:`(10.9) <lssvr-prior-precision>`) for
     ``make_sinc(40, random_state=0)``, ``c = gamma = 1`` and the given ``eps``."""
     answer = as_number(answer)
     if answer is None:
@@ -123,7 +124,7 @@ def _solve_case(case):
 
 def check_eps_lssvr_solve(eps_lssvr_map):
     r"""Check a student's epsilon-LS-SVR solve: ``eps_lssvr_map(K, y, C, eps)`` returns the MAP
-    :math:`\beta^* = [b, \alpha]` (length N + 1) of eq. (lssvr-post-precision) with noise variance 1.
+    :math:`\beta^* = [b, \alpha]` (length N + 1) of eq. :eq:`(10.10) <lssvr-post-precision>` with noise variance 1.
 
     Called on the seeded problems :data:`SOLVE_CASES` and compared with
     :func:`svmlib.lssvr.posterior_factor` (the library's QR solve). Tolerance: relative
@@ -153,7 +154,7 @@ def check_eps_lssvr_solve(eps_lssvr_map):
         if np.linalg.norm(got - beta_ls) <= 1e-9 * np.linalg.norm(beta_ls) * max(cond, 1.0):
             return Feedback(False, f"{name}: you returned the LS-SVR solution Psi^-1 [0, y]. The eps-LS-SVR adds "
                                    "eps b^2 / 2 to the least-squares objective: the posterior precision is "
-                                   "Psi^T Psi + eps s1 s1^T (eq. lssvr-post-precision).")
+                                   f"Psi^T Psi + eps s1 s1^T (eq. {eq('lssvr-post-precision')}).")
         if cond > 1e4 and error < 1e-1:
             return Feedback(False, f"{name}: relative error {error:.1e}, but a stable solve reaches "
                                    f"~{1e-16 * cond:.0e}. Forming Psi^T Psi squares the condition number "

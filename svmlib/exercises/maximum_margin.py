@@ -1,4 +1,4 @@
-"""Auto-checked exercises of chapter 1 (maximum margin).
+"""Auto-checked exercises of :ref:`Chapter 1 <ch-margin>` (maximum margin).
 
 Call a checker with your answer; it returns a :class:`~svmlib.exercises.Feedback`
 that says whether the answer is right and why.
@@ -26,7 +26,7 @@ _W, _B = np.array([1.0, 0.0]), -1.0
 def check_max_margin_line(w, b):
     """Check the canonical maximum-margin line ``(w, b)`` of :data:`FOUR_POINTS`.
 
-    Canonical means the closest points satisfy ``y (w . x + b) = 1`` (eq. margin-canonical).
+    Canonical means the closest points satisfy ``y (w . x + b) = 1`` (eq. :eq:`(1.4) <margin-canonical>`).
     """
     w, b = as_numbers(w, 2), as_number(b)
     if w is None or b is None:
@@ -61,7 +61,7 @@ def _three_figures(answer, expected):
 
 
 def check_distance_to_line(answer, x=(3.0, 4.0), w=(1.0, 2.0), b=-1.0):
-    """Check the signed distance of the point ``x`` from the line ``w . x + b = 0`` (eq. margin-signed-distance).
+    """Check the signed distance of the point ``x`` from the line ``w . x + b = 0`` (eq. :eq:`(1.2) <margin-signed-distance>`).
 
     Hand work is enough: the answer must be right to three significant figures (4.47 for 4.4721...);
     more figures are fine.

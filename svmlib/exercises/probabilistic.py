@@ -1,4 +1,4 @@
-"""Auto-checked exercises of chapter 5 (the SVM as a GP model)."""
+"""Auto-checked exercises of :ref:`Chapter 6 <ch-gp-prior>` (the SVM as a GP model)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ LIKELIHOOD_C = (0.5, 2.0, 10.0)
 
 
 def check_normalised_likelihood(normalised_likelihood):
-    """Implementation exercise of chapter 5: the normalised likelihood (eqs. gp-likelihood, gp-nu).
+    """Implementation exercise of :ref:`Chapter 6 <ch-gp-prior>`: the normalised likelihood (eqs. :eq:`(6.3) <gp-likelihood>`, :eq:`(6.4) <gp-nu>`).
 
     ``normalised_likelihood(theta, C)`` gets an array of latent values and C and returns three
     arrays ``(q_plus, q_minus, nu)``: Q(+1 | theta), Q(-1 | theta) and their sum. Compared with

@@ -1,16 +1,17 @@
-"""Auto-checked exercises of chapter 3 (duality and SMO)."""
+"""Auto-checked exercises of :ref:`Chapter 3 <ch-duality>` (duality and SMO)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from .._book_numbers import chapter, eq
 from . import Feedback, as_numbers, close_enough
 
 __all__ = ["check_lagrange_maximum", "check_two_point_dual", "check_smo_step"]
 
 
 def check_lagrange_maximum(x, y):
-    """Check the maximiser of f(x, y) = 3x + 4y on the unit circle x^2 + y^2 = 1 (eq. smo-lagrange-tangency)."""
+    """Check the maximiser of f(x, y) = 3x + 4y on the unit circle x^2 + y^2 = 1 (eq. :eq:`(3.1) <smo-lagrange-tangency>`)."""
     try:
         p = np.array([float(x), float(y)])
     except (TypeError, ValueError):
@@ -41,7 +42,8 @@ def check_two_point_dual(alpha):
         return Feedback(False, "The constraint sum_i y_i alpha_i = 0 (from dL/db = 0) forces alpha_1 = alpha_2 here.")
     if close_enough(a, [0.5, 0.5], atol=1e-6):
         return Feedback(True, "W(a, a) = 2a - 2a^2 is maximal at a = 1/2; then w = sum alpha_i y_i x_i = (1, 0), "
-                              "b = 0, margin 1/||w|| = 1: half the distance of the two points, as chapter 1 predicts.")
+                              f"b = 0, margin 1/||w|| = 1: half the distance of the two points, as Chapter {chapter('ch-margin')} "
+                              "predicts.")
     return Feedback(False, f"W(alpha) = 2a - a^2 |x_1 - x_2|^2 / 2 = {2 * a[0] - 2 * a[0] ** 2:.4g} at your a; "
                            "maximise it over a (set its derivative to zero).")
 
@@ -71,7 +73,7 @@ def _pair_of(alpha_old, alpha_new, tol):
 
 def check_smo_step(smo_step):
     """Check a student's ``smo_step(K, y, C, alpha) -> new alpha``: one SMO step with second-order
-    working-set selection (eqs. smo-kkt-violation and smo-wss2), the Newton step clipped to the box.
+    working-set selection (eqs. :eq:`(3.12) <smo-kkt-violation>` and :eq:`(3.14) <smo-wss2>`), the Newton step clipped to the box.
 
     The function is called on seeded problems (a linear and an RBF kernel, several values of C,
     states taken from :func:`svmlib.dual.smo_steps`) and its result is compared with svmlib's next state.
@@ -99,7 +101,7 @@ def check_smo_step(smo_step):
         if set(have) != set(want):
             return Feedback(False, f"Case '{name}': you changed the multipliers {list(have)}, svmlib changes "
                                    f"{list(want)}. i maximises v_t over I_up; j maximises (v_i - v_t)^2 / a_it over "
-                                   "t in I_low with v_t < v_i (eq. smo-wss2), not simply the smallest v_t.")
+                                   f"t in I_low with v_t < v_i (eq. {eq('smo-wss2')}), not simply the smallest v_t.")
         i = want[0]
         return Feedback(False, f"Case '{name}': right pair {list(want)}, wrong step: alpha_{i} became "
                                f"{got[i]:.6g}, expected {after[i]:.6g}. The Newton step is s = (v_i - v_j) / a_ij, "

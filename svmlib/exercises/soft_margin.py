@@ -1,4 +1,4 @@
-"""Auto-checked exercises of chapter 2 (soft margin and the primal).
+"""Auto-checked exercises of :ref:`Chapter 2 <ch-soft-margin>` (soft margin and the primal).
 
 Call a checker with your answer; it returns a :class:`~svmlib.exercises.Feedback`.
 """
@@ -41,7 +41,7 @@ def _slack_story(t):
 
 
 def check_slacks(xi):
-    """Check the optimal slacks xi_i = max(0, 1 - y_i (w.x_i + b)) (eq. soft-hinge) of the five points."""
+    """Check the optimal slacks xi_i = max(0, 1 - y_i (w.x_i + b)) (eq. :eq:`(2.2) <soft-hinge>`) of the five points."""
     expected = np.maximum(0.0, 1.0 - _margins())
     try:
         xi = np.asarray(xi, dtype=float).reshape(-1)
@@ -115,7 +115,7 @@ def check_pegasos(pegasos):
     r"""Check a student's ``pegasos(X, y, C, n_steps) -> (w, b)``: full-batch Pegasos on
     :math:`F = \tfrac\lambda2\lVert w\rVert^2 + \tfrac1N\sum_i \max(0, 1 - y_i(w\cdot x_i + b))`,
     :math:`\lambda = 1/(NC)`, steps :math:`\eta_t = 1/(\lambda t)`, the bias unregularised, after each step
-    :math:`w` projected onto the ball of radius :math:`1/\sqrt\lambda` (eq. soft-pegasos).
+    :math:`w` projected onto the ball of radius :math:`1/\sqrt\lambda` (eq. :eq:`(2.8) <soft-pegasos>`).
 
     The function is called on seeded problems and its last iterate is compared with
     :class:`svmlib.primal.PrimalSVC` (``step='pegasos'``, full batches) after the same number of steps.

@@ -1,8 +1,8 @@
 """Auto-checked exercises of the chapter "SVMs in practice" (epsilon-SVR).
 
-* :func:`check_epsilon_loss`: the student's epsilon-insensitive loss ``loss(r, epsilon)`` (eq. svr-loss);
+* :func:`check_epsilon_loss`: the student's epsilon-insensitive loss ``loss(r, epsilon)`` (eq. :eq:`(5.1) <svr-loss>`);
 * :func:`check_svr_dual_objective`: the student's SVR dual objective
-  ``W(alpha, alpha_star, K, y, epsilon)`` (eq. svr-dual), compared with :mod:`svmlib.svr`'s value
+  ``W(alpha, alpha_star, K, y, epsilon)`` (eq. :eq:`(5.6) <svr-dual>`), compared with :mod:`svmlib.svr`'s value
   at the solutions of :func:`svmlib.svr.solve_svr_dual` and at random feasible points.
 """
 
@@ -86,7 +86,7 @@ def _reference(K, y, eps, a, a_star):
 
 
 def check_svr_dual_objective(dual_objective):
-    """Check ``dual_objective(alpha, alpha_star, K, y, epsilon) -> float``, eq. svr-dual:
+    """Check ``dual_objective(alpha, alpha_star, K, y, epsilon) -> float``, eq. :eq:`(5.6) <svr-dual>`:
 
     ``W = sum_i y_i (alpha_i - alpha*_i) - epsilon sum_i (alpha_i + alpha*_i)
     - 1/2 sum_ij (alpha_i - alpha*_i)(alpha_j - alpha*_j) K_ij``.

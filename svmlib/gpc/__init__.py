@@ -1,4 +1,4 @@
-"""Mean-field Gaussian-process classification (chapter 7).
+"""Mean-field Gaussian-process classification (:ref:`Chapter 8 <ch-mean-field-gpc>`).
 
 The step likelihood ``Theta(y a)`` with probit noise folded into the training
 kernel; the posterior mean in the SVM-like form ``<f(x)> = sum_j K(x, x_j) y_j alpha_j``;

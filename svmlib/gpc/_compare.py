@@ -16,7 +16,7 @@ __all__ = ["make_demo_problem", "compare_posterior_means", "fit_slope"]
 def make_demo_problem(n=40, *, random_state=0):
     """A seeded 2-D problem: inputs uniform in [-2, 2]^2, labels from a curved boundary with 10 % flips.
 
-    Data for chapter 7 (no equation of its own).
+    Data for :ref:`Chapter 8 <ch-mean-field-gpc>` (no equation of its own).
 
     Parameters
     ----------
@@ -49,7 +49,7 @@ def make_demo_problem(n=40, *, random_state=0):
 def fit_slope(reference, estimate):
     r"""Least-squares slope through the origin of ``estimate`` against ``reference``.
 
-    A summary statistic of chapter 7 (no equation of its own).
+    A summary statistic of :ref:`Chapter 8 <ch-mean-field-gpc>` (no equation of its own).
 
     A slope > 1 means the estimate is too large in magnitude (over-confident), < 1 too small.
 
@@ -79,7 +79,7 @@ def compare_posterior_means(X, y, noise_var, length_scale, *, n_samples=400, n_c
                             random_state=0, include_online=True):
     """Posterior means ``<a_i>`` at the training inputs by every method, against MCMC.
 
-    Compares the solutions of eq. (gpc-fixed-point) of chapter 7 with MCMC.
+    Compares the solutions of eq. :eq:`(8.7) <gpc-fixed-point>` with MCMC.
 
     The chains start at ``y |prior draw|``, far out in the orthant: keep ``burn_in``
     near 1000 (with 200 the chain means were still biased by several standard errors).

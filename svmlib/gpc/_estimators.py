@@ -52,7 +52,7 @@ class _GPCBase(ClassifierMixin, BaseEstimator):
         return K
 
     def latent_mean(self, X):
-        """Posterior mean ``<f(x)>`` of the noise-free latent function (eq. gpc-svm-form)."""
+        """Posterior mean ``<f(x)>`` of the noise-free latent function (eq. :eq:`(8.5) <gpc-svm-form>`)."""
         X = check_predict_inputs(self, X)
         with blas_single_thread():
             return self.kernel_(X, self.X_basis_) @ self.coef_
@@ -84,7 +84,7 @@ class MeanFieldGPC(_GPCBase):
     The noise ``Phi(y f / sigma)`` is folded into the training kernel
     (``K + sigma^2 I``); the posterior mean is computed by naive mean field,
     ensemble (variational) mean field or EP, all through the same fixed-point
-    equations (eq. gpc-fixed-point) solved by Newton's method.
+    equations (eq. :eq:`(8.7) <gpc-fixed-point>`) solved by Newton's method.
 
     Parameters
     ----------
@@ -230,7 +230,7 @@ class MeanFieldGPC(_GPCBase):
 class SequentialGPC(_GPCBase):
     """The sequential single-sweep (online ADF) GP classifier.
 
-    Implements eq. (gpc-online-update) of chapter 7.
+    Implements eq. :eq:`(8.17) <gpc-online-update>`.
 
     Parameters
     ----------
@@ -279,7 +279,7 @@ class SequentialGPC(_GPCBase):
         self.random_state = random_state
 
     def fit(self, X, y):
-        """One (or ``n_sweeps``) pass(es) of the online update (eq. gpc-online-update)."""
+        """One (or ``n_sweeps``) pass(es) of the online update (eq. :eq:`(8.17) <gpc-online-update>`)."""
         X_raw = X
         X, y_pm, self.classes_ = check_data(X, y)
         set_feature_info(self, X_raw)

@@ -1,7 +1,7 @@
 r"""Ground truth: exact evidences for tiny problems and elliptical slice sampling.
 
 The evidence of the step likelihood is an orthant probability,
-``Z = P(y_i a_i > 0 for all i)`` with ``a ~ N(0, K)`` (eq. gpc-evidence):
+``Z = P(y_i a_i > 0 for all i)`` with ``a ~ N(0, K)`` (eq. :eq:`(8.4) <gpc-evidence>`):
 
 * ``n = 1``: ``Z = 1/2``;
 * ``n = 2``: ``Z = 1/4 + arcsin(rho) / (2 pi)``, ``rho = y_1 y_2 K_12 / sqrt(K_11 K_22)``
@@ -73,7 +73,7 @@ def _check_rel_tol(rel_tol):
 def log_evidence_exact(K, y, *, rel_tol=1e-6):
     r"""``ln Z`` of the step likelihood: closed form for ``n <= 3``, Genz's CDF for ``n <= 20``.
 
-    Implements eq. (gpc-evidence) of chapter 7.
+    Implements eq. :eq:`(8.4) <gpc-evidence>`.
 
     Parameters
     ----------
@@ -142,7 +142,7 @@ def log_evidence_exact(K, y, *, rel_tol=1e-6):
 def alpha_exact_n2(K, y):
     r"""Exact ``alpha`` for two examples (integration by parts).
 
-    Implements the :math:`\alpha_j` of eq. (gpc-svm-form) of chapter 7 for n = 2.
+    Implements the :math:`\alpha_j` of eq. :eq:`(8.5) <gpc-svm-form>` for n = 2.
 
     ``alpha_j = p(a_j = 0) P(y_k a_k > 0 | a_j = 0) / Z``; the conditional of ``a_k``
     given ``a_j = 0`` has mean 0, so the second factor is 1/2:
@@ -181,7 +181,7 @@ def alpha_exact_n2(K, y):
 def alpha_exact(K, y, *, rel_tol=1e-6):
     r"""Exact ``alpha`` for small ``n`` (<= 12) by integration by parts.
 
-    Implements the :math:`\alpha_j` of eq. (gpc-svm-form) of chapter 7.
+    Implements the :math:`\alpha_j` of eq. :eq:`(8.5) <gpc-svm-form>`.
 
     ``<a> = K (y * alpha)`` with ``alpha_j = N(0; 0, K_jj) P(y_k a_k > 0, k != j | a_j = 0) / Z``:
     an ``(n-1)``-dimensional orthant probability of the conditional Gaussian, given
@@ -231,7 +231,7 @@ def alpha_exact(K, y, *, rel_tol=1e-6):
 class PosteriorSamples:
     """Elliptical-slice-sampling output.
 
-    Samples of the posterior whose normaliser is eq. (gpc-evidence) of chapter 7.
+    Samples of the posterior whose normaliser is eq. :eq:`(8.4) <gpc-evidence>`.
 
     Attributes
     ----------
@@ -286,7 +286,7 @@ class PosteriorSamples:
 def sample_posterior(K, y, n_samples=1000, *, n_chains=16, burn_in=200, random_state=None):
     r"""Elliptical slice sampling of ``p(a | y) ∝ N(a; 0, K) prod_i Theta(y_i a_i)``.
 
-    Samples the posterior whose normaliser is eq. (gpc-evidence) of chapter 7.
+    Samples the posterior whose normaliser is eq. :eq:`(8.4) <gpc-evidence>`.
 
     ``n_chains`` independent chains run side by side (vectorised), each started
     at the feasible point ``a = y |prior draw|``. The standard error of the mean
@@ -371,7 +371,7 @@ def sample_posterior(K, y, n_samples=1000, *, n_chains=16, burn_in=200, random_s
 def log_evidence_importance(K, y, n_samples=100000, *, random_state=None):
     """``ln Z`` by defensive importance sampling, with its standard error.
 
-    Estimates eq. (gpc-evidence) of chapter 7 by importance sampling (eq. (tk-is) of the toolkit
+    Estimates eq. :eq:`(8.4) <gpc-evidence>` by importance sampling (eq. :eq:`(A.25) <tk-is>` of the toolkit
     appendix).
 
     Proposal: half the samples from the prior ``N(0, K)``, half from the

@@ -24,7 +24,7 @@ __all__ = ["training_kernel", "free_energy_and_gradient", "HyperFit", "fit_hyper
 def training_kernel(X, length_scales, noise_var, *, K0=1.0, B2=0.0, with_gradient=False):
     r"""Training Gram matrix ``K(X, X) + sigma^2 I`` of the ARD RBF kernel.
 
-    Implements eq. (gpc-k-sigma) of chapter 7.
+    Implements eq. :eq:`(8.3) <gpc-k-sigma>`.
 
     With ``with_gradient=True`` also returns ``dK/dtheta`` of shape ``(d + 1, n, n)``
     for ``theta = (ln l_1, ..., ln l_d, ln sigma^2)`` (one slice per length scale when
@@ -80,7 +80,7 @@ def free_energy_and_gradient(theta, X, y, objective="naive", *, K0=1.0, B2=0.0, 
                              n_length_scales=None):
     r"""Free energy of ``objective`` and its gradient in ``theta = (ln l, ln sigma^2)``.
 
-    Implements eq. (gpc-hypergradients) of chapter 7.
+    Implements eq. :eq:`(8.15) <gpc-hypergradients>`.
 
     Returns ``(F, grad, solution)``; pass ``solution.alpha`` (and ``solution.lam`` for EP)
     back as warm starts.
@@ -157,8 +157,7 @@ def _check_log_bounds(bounds):
 class HyperFit:
     """Result of :func:`fit_hyperparameters`.
 
-    The minimum of a free energy (eqs. (gpc-free-naive), (gpc-free-ensemble), (gpc-ep-evidence)
-    of chapter 7).
+    The minimum of a free energy (eqs. :eq:`(8.14) <gpc-free-naive>`, :eq:`(8.13) <gpc-free-ensemble>`, :eq:`(8.11) <gpc-ep-evidence>`).
 
     Attributes
     ----------
@@ -209,7 +208,7 @@ def fit_hyperparameters(X, y, objective="naive", *, length_scale0=None, noise_va
                         max_iter=100, bounds=((-4.0, 6.0), (-7.0, 7.0)), gtol=1e-5):
     """Minimise a free energy over ARD length scales and the noise variance with L-BFGS.
 
-    Descends the gradients of eq. (gpc-hypergradients) of chapter 7.
+    Descends the gradients of eq. :eq:`(8.15) <gpc-hypergradients>`.
 
     Parameters
     ----------

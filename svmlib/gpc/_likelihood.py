@@ -20,7 +20,7 @@ _Z_FAR = 1e6
 def log_Phi(z):
     r"""``ln Phi(z)``, accurate for very negative ``z`` (scipy's ``log_ndtr``).
 
-    The :math:`\ln\Phi(z_i)` terms of eq. (gpc-free-naive) of chapter 7.
+    The :math:`\ln\Phi(z_i)` terms of eq. :eq:`(8.14) <gpc-free-naive>`.
 
     Parameters
     ----------
@@ -45,7 +45,7 @@ def log_Phi(z):
 def D(z):
     r"""``D(z) = phi(z) / Phi(z)``, the derivative of ``ln Phi``.
 
-    The function :math:`D` of eqs. (gpc-tilted) and (gpc-fixed-point) of chapter 7.
+    The function :math:`D` of eqs. :eq:`(8.6) <gpc-tilted>` and :eq:`(8.7) <gpc-fixed-point>`.
 
     Computed as ``exp(ln phi - ln Phi)``: the ratio of two tiny numbers for
     ``z << 0`` (where ``D(z) ~ -z``) never becomes ``0/0``.
@@ -78,7 +78,7 @@ def D(z):
 def dD(z, Dz=None):
     """``D'(z) = -D(z) (z + D(z))``, which lies in (-1, 0).
 
-    The derivative :math:`D'` of eqs. (gpc-ep-sites) and (gpc-newton) of chapter 7.
+    The derivative :math:`D'` of eqs. :eq:`(8.10) <gpc-ep-sites>` and :eq:`(8.12) <gpc-newton>`.
 
     Parameters
     ----------

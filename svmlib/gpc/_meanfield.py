@@ -1,7 +1,7 @@
 r"""One fixed-point form, three cavity variances; free energies and hypergradients.
 
 All methods of the chapter solve the same equations for ``alpha >= 0``
-(eq. gpc-fixed-point)::
+(eq. :eq:`(8.7) <gpc-fixed-point>`)::
 
     m   = K (y * alpha)                  posterior mean of the latent a at the training inputs
     h_i = m_i - lambda_i y_i alpha_i     cavity mean (the field at i without example i)
@@ -52,7 +52,7 @@ METHODS = ("naive", "ensemble", "ep")
 class MeanFieldSolution:
     """The solution of the fixed-point equations for one method.
 
-    The solution of eq. (gpc-fixed-point) of chapter 7.
+    The solution of eq. :eq:`(8.7) <gpc-fixed-point>`.
 
     Attributes
     ----------
@@ -163,7 +163,7 @@ def _inverse_diagonal(K):
 def cavity_variances(K, method):
     r"""Cavity variances ``lambda`` of the naive or ensemble method (EP's are self-consistent).
 
-    The cavity variances :math:`\lambda_i` in eq. (gpc-fixed-point) of chapter 7.
+    The cavity variances :math:`\lambda_i` in eq. :eq:`(8.7) <gpc-fixed-point>`.
 
     Parameters
     ----------
@@ -203,9 +203,9 @@ def _fields(G, alpha, sqrt_lam):
 
 def solve_fixed_point(K, y, lam, *, alpha0=None, solver="newton", damping=1.0, tol=1e-10,
                       max_iter=100):
-    r"""Solve ``alpha = D(z) / sqrt(lam)`` for fixed cavity variances (eq. gpc-fixed-point).
+    r"""Solve ``alpha = D(z) / sqrt(lam)`` for fixed cavity variances (eq. :eq:`(8.7) <gpc-fixed-point>`).
 
-    Implements eqs. (gpc-fixed-point) and (gpc-newton) of chapter 7.
+    Implements eqs. :eq:`(8.7) <gpc-fixed-point>` and :eq:`(8.12) <gpc-newton>`.
 
     With ``G = Y (K - diag lam) Y`` the fields are ``z = G alpha / sqrt(lam)``.
 
@@ -303,7 +303,7 @@ def _state(method, K, y, lam, alpha, n_iter, n_outer, converged, residual):
 def site_precisions(sol):
     r"""Gaussian site precisions ``tau_i`` matching each tilted marginal's variance.
 
-    Implements the precisions :math:`\tau_i` of eq. (gpc-ep-sites) of chapter 7.
+    Implements the precisions :math:`\tau_i` of eq. :eq:`(8.10) <gpc-ep-sites>`.
 
     The tilted marginal ``N(h, lam) Theta(y a)`` has variance ``lam (1 + D'(z))``;
     ``tau = 1/(lam (1 + D')) - 1/lam = -D' / (lam (1 + D'))`` (>= 0).
@@ -345,7 +345,7 @@ def solve_mean_field(K, y, method="naive", *, alpha0=None, lam0=None, solver="ne
                      tol=1e-10, max_iter=100, max_outer=200, outer_tol=1e-8, warn=True):
     """Solve the mean-field equations of ``method`` for the training kernel ``K``.
 
-    Implements eq. (gpc-fixed-point) of chapter 7 (EP's cavities: eqs. (gpc-ep-cavity) and (gpc-
+    Implements eq. :eq:`(8.7) <gpc-fixed-point>` (EP's cavities: eqs. :eq:`(8.9) <gpc-ep-cavity>` and (gpc-
     ep-sites)).
 
     Parameters
@@ -428,9 +428,9 @@ def _solve_ep(K, y, alpha0, lam0, solver, damping, tol, max_iter, max_outer, out
 
 # --------------------------------------------------------------------------- free energies
 def free_energy_naive(K, y, sol):
-    r"""Naive mean-field free energy (eq. gpc-free-naive), a saddle-point value, not a bound:
+    r"""Naive mean-field free energy (eq. :eq:`(8.14) <gpc-free-naive>`), a saddle-point value, not a bound:
 
-    Implements eq. (gpc-free-naive) of chapter 7.
+    Implements eq. :eq:`(8.14) <gpc-free-naive>`.
 
     ``F_naive = -sum_i ln Phi(z_i) + 1/2 sum_{i != j} c_i K_ij c_j``, ``c = y * alpha``.
 
@@ -467,7 +467,7 @@ def ensemble_bound(K, y, h):
     r"""The variational free energy of the product distribution with cavity means ``h``.
 
     ``q_i(a_i) ∝ N(a_i; h_i, v_i) Theta(y_i a_i)`` with ``v_i = 1/[K^-1]_ii``; its mean
-    is ``m_i = h_i + y_i sqrt(v_i) D(z_i)``. Then (eq. gpc-free-ensemble)
+    is ``m_i = h_i + y_i sqrt(v_i) D(z_i)``. Then (eq. :eq:`(8.13) <gpc-free-ensemble>`)
 
     ``F = sum_i [-ln Phi(z_i) - (m_i - h_i)^2 / (2 v_i) - 1/2 ln v_i] + 1/2 m^T K^-1 m + 1/2 ln det K``
 
@@ -520,7 +520,7 @@ def ensemble_bound(K, y, h):
 def free_energy_ensemble(K, y, sol):
     r"""Ensemble (variational) free energy at the mean-field solution: an upper bound on ``-ln Z``.
 
-    Implements eq. (gpc-free-ensemble) of chapter 7.
+    Implements eq. :eq:`(8.13) <gpc-free-ensemble>`.
 
     Parameters
     ----------
@@ -562,7 +562,7 @@ def _ep_sites(sol):
 def neg_log_evidence_ep(K, y, sol):
     r"""``-ln Z_EP``, the EP approximation of minus the log evidence.
 
-    Implements eq. (gpc-ep-evidence) of chapter 7.
+    Implements eq. :eq:`(8.11) <gpc-ep-evidence>`.
 
     Rasmussen & Williams (2006), Algorithm 3.5 / eq. (3.65), with the step likelihood
     (cavity ``N(h_i, lam_i)``, tilted normaliser ``Phi(z_i)``).
@@ -616,7 +616,7 @@ def neg_log_evidence_ep(K, y, sol):
 def free_energy(K, y, sol):
     r"""The free energy of the solution's own method: F_naive, F_ens or -ln Z_EP.
 
-    Dispatches to eqs. (gpc-free-naive), (gpc-free-ensemble) and (gpc-ep-evidence) of chapter 7.
+    Dispatches to eqs. :eq:`(8.14) <gpc-free-naive>`, :eq:`(8.13) <gpc-free-ensemble>` and :eq:`(8.11) <gpc-ep-evidence>`.
 
     Parameters
     ----------
@@ -679,7 +679,7 @@ def _gradient_matrix(K, y, sol):
 def free_energy_gradient(K, y, sol, dK):
     """Gradient of the solution's free energy with respect to hyperparameters.
 
-    Implements eq. (gpc-hypergradients) of chapter 7.
+    Implements eq. :eq:`(8.15) <gpc-hypergradients>`.
 
     Parameters
     ----------

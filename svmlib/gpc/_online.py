@@ -1,13 +1,13 @@
 r"""The sequential single-sweep algorithm (online ADF; Csato et al. 2000, Csato & Opper 2002).
 
 After ``t`` examples the approximate posterior is a Gaussian process with
-(eqs. gpc-online-posterior and gpc-online-update)
+(eqs. :eq:`(8.16) <gpc-online-posterior>` and :eq:`(8.17) <gpc-online-update>`)
 
     <f>(x) = sum_i alpha_i K(x, x_i),   K_t(x, x') = K(x, x') + sum_ij K(x, x_i) C_ij K(x_j, x').
 
 A new example ``(x, y)`` multiplies in ``Theta(y a)``; projecting back to a
 Gaussian (matching mean and variance) gives the rank-one update
-(eq. gpc-online-update)::
+(eq. :eq:`(8.17) <gpc-online-update>`)::
 
     k = K(x, x_i)_i;  mean = k^T alpha;  s2 = K(x, x) + k^T C k;  z = y mean / sqrt(s2)
     q = y D(z) / sqrt(s2);  r = D'(z) / s2;  s = (C k ; 1)
@@ -58,7 +58,7 @@ def _rank_one_update(C, t, r, s, work):
 class OnlineState:
     """State of the online algorithm.
 
-    The posterior of eq. (gpc-online-posterior) of chapter 7 after t updates.
+    The posterior of eq. :eq:`(8.16) <gpc-online-posterior>` after t updates.
 
     Attributes
     ----------
@@ -112,7 +112,7 @@ def online_sweep(K_train, y, *, n_sweeps=1, order=None, K_eval=None, y_eval=None
                  y_test=None, track=False, snapshots=None):
     """Run the online algorithm over the training set ``n_sweeps`` times.
 
-    Implements eqs. (gpc-online-posterior) and (gpc-online-update) of chapter 7.
+    Implements eqs. :eq:`(8.16) <gpc-online-posterior>` and :eq:`(8.17) <gpc-online-update>`.
 
     Parameters
     ----------

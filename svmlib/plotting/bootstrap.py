@@ -1,4 +1,4 @@
-"""Figures of chapter 8 (the bootstrap without resampling). Draw only; compute in svmlib.bootstrap."""
+"""Figures of :ref:`Chapter 9 <ch-replica>` (the bootstrap without resampling). Draw only; compute in svmlib.bootstrap."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullLocator
 from scipy.stats import norm
+
+from .._book_numbers import eq
 
 __all__ = ["draw_learning_curves", "draw_learning_curve_panels", "draw_calibration", "draw_field_histogram", "draw_cavity_state", "draw_field_state", "draw_width_scan"]
 
@@ -57,7 +59,7 @@ def draw_width_scan(ax, widths, error_632, slope_632, *, mc=None, best=None, tan
     ax.plot(widths, error_632, "C0-", label="theory")
     segments = [[(w * np.exp(-tangent), e - s * tangent), (w * np.exp(tangent), e + s * tangent)]
                 for w, e, s in zip(widths, error_632, slope_632)]
-    ax.add_collection(LineCollection(segments, colors="C1", linewidths=2, label="gradient (eq. boot-implicit)"))
+    ax.add_collection(LineCollection(segments, colors="C1", linewidths=2, label=f"gradient (eq. {eq('boot-implicit')})"))
     if mc is not None:
         w_mc, e_mc, se_mc = (np.asarray(a, dtype=float) for a in mc)
         ax.errorbar(w_mc, e_mc, yerr=2 * se_mc, fmt="ks", ms=4, capsize=2, label="Monte Carlo")

@@ -1,4 +1,4 @@
-"""Figures of chapter 6 (evidence and error bars): data and fits, evidence curves, class probabilities.
+"""Figures of :ref:`Chapter 7 <ch-evidence>` (evidence and error bars): data and fits, evidence curves, class probabilities.
 
 The live widget redraws the three panels on every slider event (rendered with Agg into a PNG), so
 its view is kept light (profiled: tick creation was most of a redraw once the Explorer stopped

@@ -1,4 +1,4 @@
-"""Figures of chapter 7 (mean-field GP classification). Draw only; the states come from svmlib.gpc."""
+"""Figures of :ref:`Chapter 8 <ch-mean-field-gpc>` (mean-field GP classification). Draw only; the states come from svmlib.gpc."""
 
 from __future__ import annotations
 

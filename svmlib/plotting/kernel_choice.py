@@ -1,4 +1,4 @@
-"""Figures of chapter 4 (kernels): decision boundary and support vectors of a kernel SVM."""
+"""Figures of :ref:`Chapter 4 <ch-kernels>` (kernels): decision boundary and support vectors of a kernel SVM."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ __all__ = ["draw_kernel_boundary"]
 
 
 def draw_kernel_boundary(fig, state, ax=None):
-    """Chapter 4 widget: regions sign f(x), boundary f = 0, margins f = +-1, support vectors ringed."""
+    """:ref:`Chapter 4 <ch-kernels>` widget: regions sign f(x), boundary f = 0, margins f = +-1, support vectors ringed."""
     if ax is None:
         ax = fig.subplots()
     X, y = state["X"], state["y"]

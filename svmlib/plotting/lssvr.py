@@ -1,4 +1,4 @@
-"""Figures of chapter 9 (LS-SVR as a Bayesian RBF network).
+"""Figures of :ref:`Chapter 10 <ch-lssvr>` (LS-SVR as a Bayesian RBF network).
 
 Every function draws a state computed by :mod:`svmlib.lssvr`; nothing expensive happens here.
 """

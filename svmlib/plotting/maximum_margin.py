@@ -1,4 +1,4 @@
-"""Figures of chapter 1 (maximum margin): lines, margin bands, the margin-vs-angle profile.
+"""Figures of :ref:`Chapter 1 <ch-margin>` (maximum margin): lines, margin bands, the margin-vs-angle profile.
 
 Also the small drawing helpers the other Part I chapters reuse: two-class scatter
 plots, a line ``w.x + b = level`` clipped to the axes, ringed support vectors.
@@ -60,7 +60,7 @@ def _limits(X, pad=0.6):
 
 
 def draw_margin(fig, state):
-    """Chapter 1 widget: the reader's line and its margin next to the maximum-margin line.
+    """:ref:`Chapter 1 <ch-margin>` widget: the reader's line and its margin next to the maximum-margin line.
 
     Left: the data, the chosen line (solid) with its margin band (dotted, when it separates),
     misclassified points crossed, and the maximum-margin line (green) with its support vectors.

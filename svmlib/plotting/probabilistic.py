@@ -1,4 +1,4 @@
-"""Figures of chapter 5 (the SVM as a GP model): prior samples through P(y=+1|x), the likelihood."""
+"""Figures of :ref:`Chapter 6 <ch-gp-prior>` (the SVM as a GP model): prior samples through P(y=+1|x), the likelihood."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ __all__ = ["draw_likelihood", "draw_probability_map", "draw_prior_panels", "draw
 
 
 def draw_likelihood(ax, C):
-    """Q(+1|theta), Q(-1|theta) and their sum nu(theta) against theta (eqs. gp-likelihood, gp-nu)."""
+    """Q(+1|theta), Q(-1|theta) and their sum nu(theta) against theta (eqs. :eq:`(6.3) <gp-likelihood>`, :eq:`(6.4) <gp-nu>`)."""
     theta = np.linspace(-3, 3, 601)
     ax.plot(theta, likelihood(np.ones_like(theta), theta, C), label="$Q(+1|\\theta)$")
     ax.plot(theta, likelihood(-np.ones_like(theta), theta, C), label="$Q(-1|\\theta)$")

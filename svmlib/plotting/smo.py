@@ -1,4 +1,4 @@
-"""Figures of chapter 3 (duality and SMO): the Lagrange picture, and one SMO step
+"""Figures of :ref:`Chapter 3 <ch-duality>` (duality and SMO): the Lagrange picture, and one SMO step
 (working pair, multipliers, boundary, dual objective)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ __all__ = ["draw_lagrange_circle", "draw_decision_regions", "draw_smo_step"]
 
 def draw_lagrange_circle(ax):
     r"""Maximise :math:`f(x, y) = 2x + y` on the unit circle: level lines of f, the circle,
-    and the two points where :math:`\nabla f` is parallel to :math:`\nabla g` (eq. smo-lagrange-tangency).
+    and the two points where :math:`\nabla f` is parallel to :math:`\nabla g` (eq. :eq:`(3.1) <smo-lagrange-tangency>`).
 
     The level lines are dark grey with their values in bold, placed away from the two marked
     points; the labels of the points sit outside the circle, clear of the arrows.
@@ -74,7 +74,7 @@ def draw_decision_regions(ax, grid_x, grid_y, f, *, margins=True, fill=True):
 
 
 def draw_smo_step(fig, state):
-    """Chapter 3 widget: one SMO iteration -- boundary and working pair, the multipliers, W(alpha)."""
+    """:ref:`Chapter 3 <ch-duality>` widget: one SMO iteration -- boundary and working pair, the multipliers, W(alpha)."""
     X, y, alpha, C = state["X"], state["y"], state["alpha"], state["C"]
     ax, axa, axw = fig.subplots(1, 3, width_ratios=[1.1, 1.0, 0.9])
     draw_decision_regions(ax, state["grid_x"], state["grid_y"], state["grid_f"])

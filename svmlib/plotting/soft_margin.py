@@ -1,4 +1,4 @@
-"""Figures of chapter 2 (soft margin and the primal): the hinge loss and its subgradients,
+"""Figures of :ref:`Chapter 2 <ch-soft-margin>` (soft margin and the primal): the hinge loss and its subgradients,
 subgradient-descent iterates next to the exact solution, and the objective trace."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ def draw_hinge_subgradients(ax, *, kink_slopes=(-1.0, -0.6, -0.25, 0.0), smooth_
     r"""The hinge loss :math:`\ell(t) = \max(0, 1 - t)` with its subgradients drawn.
 
     At a smooth point the only sub-tangent is the tangent; at the kink ``t = 1`` every
-    slope in [-1, 0] gives a line that stays below the loss (eq. soft-subgradient-def).
+    slope in [-1, 0] gives a line that stays below the loss (eq. :eq:`(2.4) <soft-subgradient-def>`).
     """
     t = np.linspace(-1.5, 3.0, 400)
     ax.plot(t, np.maximum(0.0, 1.0 - t), color="black", lw=2.2, label=r"hinge $\ell(t)=\max(0, 1-t)$")
@@ -35,7 +35,7 @@ def draw_hinge_subgradients(ax, *, kink_slopes=(-1.0, -0.6, -0.25, 0.0), smooth_
 
 
 def draw_soft_margin(fig, state):
-    """Chapter 2 widget: the iterate's boundary vs the exact one, and J(epoch) - J*."""
+    """:ref:`Chapter 2 <ch-soft-margin>` widget: the iterate's boundary vs the exact one, and J(epoch) - J*."""
     X, y = state["X"], state["y"]
     ax, axo = fig.subplots(1, 2, width_ratios=[1.1, 1])
     lo, hi = X.min(axis=0) - 0.6, X.max(axis=0) + 0.6
@@ -80,7 +80,7 @@ def draw_soft_margin(fig, state):
 
 
 def draw_objective_traces(ax, traces, J_star, *, floor=1e-6):
-    """Objective gap J - J* per epoch of several solver runs (eq. primal-objective), on a log axis.
+    """Objective gap J - J* per epoch of several solver runs (eq. :eq:`(2.3) <primal-objective>`), on a log axis.
 
     ``traces`` maps ``(step_rule, batch)`` (batch None = full batch) to the objective per epoch.
     Full-batch runs are solid, mini-batch runs dotted; one colour per step rule. The legend sits

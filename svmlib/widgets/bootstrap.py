@@ -1,4 +1,4 @@
-"""Widgets of chapter 8: the replica theory live on crabs (S/N, kernel width; a held-out input)."""
+"""Widgets of :ref:`Chapter 9 <ch-replica>`: the replica theory live on crabs (S/N, kernel width; a held-out input)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Chapter 6 widget: true C, sample size, length scale -> data, evidence curves and their maxima.
+""":ref:`Chapter 7 <ch-evidence>` widget: true C, sample size, length scale -> data, evidence curves and their maxima.
 
 ``evidence_state`` is the compute part (no ipywidgets). The scan holds C K0 at its true value
 (K0_true = CK0 / C_true), so the normaliser depends only on (n, l). A chained Monte Carlo run

@@ -1,4 +1,4 @@
-"""Chapter 7 widgets: (1) noise and length scale -> every method's posterior means against MCMC;
+""":ref:`Chapter 8 <ch-mean-field-gpc>` widgets: (1) noise and length scale -> every method's posterior means against MCMC;
 (2) a step through the online (single-sweep) algorithm.
 
 The computations are :func:`svmlib.gpc.compare_posterior_means` and :func:`svmlib.gpc.online_sweep`,

@@ -1,4 +1,4 @@
-"""Chapter 4 widget: kernel and its parameters -> decision boundary and support vectors.
+""":ref:`Chapter 4 <ch-kernels>` widget: kernel and its parameters -> decision boundary and support vectors.
 
 :func:`fit_kernel_state` is the plain function behind the widget: fit
 :class:`svmlib.dual.DualSVC` with the chosen kernel and evaluate it on a grid.
@@ -55,7 +55,7 @@ class KernelModel:
 
     @functools.lru_cache(maxsize=128)
     def compute(self, kernel="rbf", p=3, l=0.5, C=1.0):
-        """Fit DualSVC (eq. kernel-dual: the dual with K(x_i, x_j)) and evaluate f on the grid."""
+        """Fit DualSVC (eq. :eq:`(4.1) <kernel-dual>`: the dual with K(x_i, x_j)) and evaluate f on the grid."""
         k, label = make_chapter_kernel(kernel, p, l)
         clf = DualSVC(C=float(C), kernel=k, tol=self.tol).fit(self.X, self.y)
         return {

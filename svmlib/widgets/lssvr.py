@@ -1,4 +1,4 @@
-"""Chapter 9 widgets: eps -> the MAP approaching the LS-SVR; c and gamma -> the three sinc bands.
+""":ref:`Chapter 10 <ch-lssvr>` widgets: eps -> the MAP approaching the LS-SVR; c and gamma -> the three sinc bands.
 
 The computations are :func:`svmlib.lssvr.epsilon_convergence` and :func:`svmlib.lssvr.sinc_bands`,
 plain functions tested in ``tests/test_lssvr.py``; the live widgets use a subsample of the sinc

@@ -1,4 +1,4 @@
-"""Chapter 1 widget: choose a line by (angle, offset) and compare its margin with the maximum.
+""":ref:`Chapter 1 <ch-margin>` widget: choose a line by (angle, offset) and compare its margin with the maximum.
 
 The expensive parts -- the maximum-margin solution and the margin-vs-angle profile --
 are computed once in :class:`MarginModel`; a slider event only evaluates one line
@@ -24,7 +24,7 @@ def chapter_data():
 
 
 class MarginModel:
-    """Precomputed pieces of the chapter 1 figure for one data set.
+    """Precomputed pieces of the :ref:`Chapter 1 <ch-margin>` figure for one data set.
 
     Parameters
     ----------
@@ -49,11 +49,11 @@ class MarginModel:
         if offset is None:
             offset, _ = best_margin_for_direction(self.X, self.y, angle)
         w, b = line_from_angle(angle, offset)
-        d = self.y * signed_distances(self.X, w, b)  # eq. (margin-signed-distance) times the label
+        d = self.y * signed_distances(self.X, w, b)  # eq. :eq:`(1.2) <margin-signed-distance>` times the label
         return {
             "X": self.X, "y": self.y, "solution": self.solution,
             "angle": float(angle), "offset": float(offset), "w": w, "b": b,
-            "margin": float(d.min()),                         # eq. (margin-geometric)
+            "margin": float(d.min()),                         # eq. :eq:`(1.3) <margin-geometric>`
             "misclassified": np.flatnonzero(d < 0),
             "closest": int(np.argmin(d)),
             "profile_angles": self.profile_angles, "profile_margins": self.profile_margins,

@@ -1,4 +1,4 @@
-"""Chapter 5 widget: a GP prior sample and its class-probability map, with the gap share.
+""":ref:`Chapter 6 <ch-gp-prior>` widget: a GP prior sample and its class-probability map, with the gap share.
 
 ``prior_sample_state`` is the compute part (no ipywidgets): the white noise and the unit-amplitude
 draw of each (kernel, length scale) are cached, so moving K0 or C only rescales -- an event costs a

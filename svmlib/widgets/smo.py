@@ -1,4 +1,4 @@
-"""Chapter 3 widget: step through SMO iterations (working pair, multipliers, boundary, W(alpha)).
+""":ref:`Chapter 3 <ch-duality>` widget: step through SMO iterations (working pair, multipliers, boundary, W(alpha)).
 
 :class:`SMOModel` runs :func:`svmlib.dual.smo_steps` once per C (cached) and precomputes the
 kernel between a plotting grid and the training points; a slider event only forms
@@ -28,7 +28,7 @@ def chapter_data():
 
 
 def kkt_violation(K, y, alpha, C):
-    r"""Maximal violating pair :math:`m - M` of the KKT conditions (eq. smo-kkt-violation).
+    r"""Maximal violating pair :math:`m - M` of the KKT conditions (eq. :eq:`(3.12) <smo-kkt-violation>`).
 
     With :math:`v = y - K(y \odot \alpha)`, :math:`m = \max_{I_{up}} v`, :math:`M = \min_{I_{low}} v`;
     the optimum has :math:`m \le M`. Written out here from the definition (the solver keeps its own copy).
@@ -62,7 +62,7 @@ class SMOModel:
 
     @functools.lru_cache(maxsize=8)
     def violations(self, C):
-        """KKT violation of every state, from its alpha (eq. smo-kkt-violation)."""
+        """KKT violation of every state, from its alpha (eq. :eq:`(3.12) <smo-kkt-violation>`)."""
         return np.array([kkt_violation(self.K, self.y, s.alpha, C) for s in self.run(C)])
 
     def n_steps(self, C):
@@ -73,7 +73,7 @@ class SMOModel:
         states = self.run(float(C))
         k = int(np.clip(int(step), 0, len(states) - 1))
         s = states[k]
-        f = self.K_grid @ (self.y * s.alpha) + s.b  # eq. (smo-decision): f(x) = sum_i alpha_i y_i K(x, x_i) + b
+        f = self.K_grid @ (self.y * s.alpha) + s.b  # eq. :eq:`(3.7) <smo-decision>`: f(x) = sum_i alpha_i y_i K(x, x_i) + b
         return {
             "X": self.X, "y": self.y, "C": float(C), "iteration": k, "n_steps": len(states) - 1,
             "pair": s.pair, "alpha": s.alpha, "b": s.b, "violation": self.violations(float(C))[k],

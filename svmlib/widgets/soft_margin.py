@@ -1,4 +1,4 @@
-"""Chapter 2 widget: C, step rule, batch and epochs -> subgradient-descent boundary and objective trace.
+""":ref:`Chapter 2 <ch-soft-margin>` widget: C, step rule, batch and epochs -> subgradient-descent boundary and objective trace.
 
 :class:`SoftMarginModel.trace` runs :func:`svmlib.primal.primal_trace` for all ``MAX_EPOCHS``
 epochs once per (C, step rule, batch) and caches it; an event of the epochs slider only indexes
@@ -43,7 +43,7 @@ class SoftMarginModel:
 
     @functools.lru_cache(maxsize=64)
     def reference(self, C):
-        """Exact minimiser of eq. (primal-objective) by libsvm (tolerance 1e-8) and its objective."""
+        """Exact minimiser of eq. :eq:`(2.3) <primal-objective>` by libsvm (tolerance 1e-8) and its objective."""
         ref = SVC(kernel="linear", C=C, tol=1e-8).fit(self.X, self.y)
         w, b = ref.coef_[0].copy(), float(ref.intercept_[0])
         return w, b, primal_objective(w, b, self.X, self.y, C)

@@ -1,7 +1,7 @@
 """Widget of the chapter "SVMs in practice": kernel, C and epsilon -> the epsilon-tube of an SVR.
 
 :func:`fit_svr_state` is the plain function behind the widget: fit :class:`svmlib.svr.DualSVR`
-(eqs. svr-primal / svr-dual of the chapter) on a seeded 1-D regression problem and evaluate it
+(eqs. :eq:`(5.2) <svr-primal>` / :eq:`(5.6) <svr-dual>` of the chapter) on a seeded 1-D regression problem and evaluate it
 on a grid; it is tested headless in ``tests/test_widgets_svr.py``.
 """
 
