@@ -60,7 +60,7 @@ def _sinc_panel(ax, state, key):
         ax.axvline(edge, color="#D55E00", ls=":", lw=1.0)
     # y=1.0 skips the automatic title placement (it measures every tick label first, ~4 ms per
     # panel and redraw, profiled); explicit few ticks because each tick is rebuilt per event.
-    ax.set_title(BAND_LABELS[key], y=1.0)
+    ax.set_title(state.get("labels", {}).get(key, BAND_LABELS[key]), y=1.0)  # a state may rename a band
     ax.set_xlabel("x")
     fixed_ticks(ax, xlim=(x[0], x[-1]), ylim=(-0.9, 1.5))
 
@@ -94,7 +94,7 @@ def draw_sinc_bands(fig, state, *, keys=("std_eq16", "std_full", "gp_std"), fixe
             ax.tick_params(labelleft=False)
         if sd_panel:
             axes["sd"].semilogy(state["x"], np.maximum(state[key], 1e-12), color=_COLORS[key],
-                                label=BAND_LABELS[key])
+                                label=state.get("labels", {}).get(key, BAND_LABELS[key]))
     axes[names[0]].set_ylabel("f(x)")
     axes[names[0]].legend(loc="upper left")
     title = (f"N = {len(state['X'])} sinc points, c = {state['c']:.3g}, γ = {state['gamma']:.3g}, "
@@ -116,7 +116,7 @@ def draw_sinc_bands(fig, state, *, keys=("std_eq16", "std_full", "gp_std"), fixe
 
 
 def draw_epsilon_convergence(fig, state, *, fixed_layout=False):
-    """Left: LS-SVR and epsilon-LS-SVR predictions; right: the gap |theta_LS - mu*| against eps."""
+    """Left: LS-SVR and epsilon-LS-SVR predictions; right: the gap |beta_LS - mu*| against eps."""
     grid = _grid(fig, fixed_layout, left=0.07, right=0.98, bottom=0.14, top=0.9, wspace=0.28)
     ax, ax_gap = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.6, 1], **grid})
     ax.plot(state["X"], state["y"], "o", ms=3.5, color="0.4", label="data (sinc + 1)")
@@ -139,7 +139,7 @@ def draw_epsilon_convergence(fig, state, *, fixed_layout=False):
     _light_log_axis(ax_gap, "x", 6)
     _light_log_axis(ax_gap, "y", 6)
     ax_gap.set_xlabel("ε")
-    ax_gap.set_ylabel("|θ_LS − μ*|")
+    ax_gap.set_ylabel("|β_LS − μ*|")
     ax_gap.set_title(f"gap = {state['gap']:.2e}", y=1.0)
     ax_gap.legend(loc="upper left")
     return ax, ax_gap
@@ -159,7 +159,7 @@ def draw_epsilon_sweeps(fig, sweeps):
         ax_dist.loglog(sw.eps, sw.param_distance_lemma, color=color, lw=1.2)
         ax_dist.loglog(sw.eps, sw.param_distance, "o", color=color, ms=4, label=name)
     ax_arse.set_title("Fig. 2: ARSE of the predictions")
-    ax_dist.set_title("Fig. 3: parameter distance |θ_LS − μ*|")
+    ax_dist.set_title("Fig. 3: parameter distance |β_LS − μ*|")
     for ax in (ax_arse, ax_dist):
         ax.set_xlabel("ε")
     ax_arse.set_ylabel("distance")
