@@ -45,6 +45,7 @@ pytest: $(STAMP)
 check-notebooks: $(STAMP)
 	$(PY) tools/notebook_setup.py --check
 	$(PY) book/_ext/lab_references.py --check
+	$(PY) tools/book_numbers.py --check
 	$(PY) tools/run_notebooks.py --check
 
 nbval: $(STAMP)
