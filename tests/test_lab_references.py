@@ -181,6 +181,49 @@ def test_numbered_chapters_carry_their_number_for_jupyterlab():
     assert "".join(fixed["cells"][0]["source"]) == "---\nnumbering:\n  enumerator: 7.%s\n---\n# T\n"
 
 
+def test_appendices_are_lettered_for_jupyterlab_and_the_book():
+    assert lr.appendix_letters()["appendix_toolkit"] == "A"
+    assert lr.enumerators()["appendix_toolkit"] == "A" and lr.enumerators()["09_replica_bootstrap"] == "9"
+    good = {"cells": [{"cell_type": "markdown", "source": "---\nnumbering:\n  enumerator: A.%s\n---\n# T\n"}]}
+    assert lr.frontmatter_problems(good, "appendix_toolkit") == []
+    wrong = {"cells": [{"cell_type": "markdown", "source": "---\nnumbering:\n  enumerator: B.%s\n---\n# T\n"}]}
+    assert "_toc.yml makes it A" in lr.frontmatter_problems(wrong, "appendix_toolkit")[0]
+    fixed = {"cells": [{"cell_type": "markdown", "source": "# T\n"}]}
+    lr._fix_frontmatter(fixed, "appendix_toolkit")
+    assert fixed["cells"][0]["source"] == "---\nnumbering:\n  enumerator: A.%s\n---\n# T\n"
+
+
+def test_the_book_numbers_an_appendix_a1_a2(tmp_path):
+    """Sphinx numbers an unnumbered page 1, 2, ... (one counter for all of them); the extension makes the
+    appendix's numbers (A.1), (A.2), ... and leaves chapters and other pages alone."""
+    from types import SimpleNamespace
+
+    (tmp_path / "_toc.yml").write_text((ROOT / "_toc.yml").read_text(encoding="utf-8"), encoding="utf-8")
+    env = SimpleNamespace(toc_fignumbers={
+        "book/appendix_toolkit": {"displaymath": {"equation-b": (15,), "equation-a": (14,)}, "figure": {"f": (3,)}},
+        "book/09_replica_bootstrap": {"displaymath": {"equation-c": (9, 1)}},
+        "book/glossary": {"displaymath": {"equation-d": (16,)}}})
+    changed = lr._letter_appendices(SimpleNamespace(srcdir=str(tmp_path)), env)
+    assert changed == ["book/appendix_toolkit"]
+    assert env.toc_fignumbers["book/appendix_toolkit"] == {"displaymath": {"equation-a": ("A", 1), "equation-b": ("A", 2)},
+                                                            "figure": {"f": ("A", 1)}}
+    assert env.toc_fignumbers["book/09_replica_bootstrap"]["displaymath"]["equation-c"] == (9, 1)
+    assert env.toc_fignumbers["book/glossary"]["displaymath"]["equation-d"] == (16,)
+
+
+def test_equation_numbers_from_the_sources_and_from_a_build(tmp_path):
+    numbers = lr.equation_numbers()
+    assert numbers["margin-hyperplane"] == "1.1" and numbers["tk-woodbury"].startswith("A.")
+    (tmp_path / "page.html").write_text('<span class="eqno">(A.14)<a class="headerlink" href="#equation-tk-woodbury" '
+                                        'title="Link to this equation">#</a></span>', encoding="utf-8")
+    assert lr.read_equation_numbers(tmp_path) == {"tk-woodbury": "A.14"}
+    labels = lr.equation_labels({"cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": "$$ a $$ (one)\n\n$$\nb\n$$ (two)"},
+        {"cell_type": "markdown", "metadata": {"tags": ["remove-cell"]}, "source": "$$ c $$ (hidden)"},
+        {"cell_type": "code", "metadata": {}, "source": "# $$ d $$ (code)"}]})
+    assert labels == ["one", "two"]
+
+
 def test_every_displayed_equation_gets_a_label():
     text = "$$\na = b\n$$ (eq-a)\n\n$$\nc = d\n$$\n\nand $$x$$ inline-display"
     assert lr.unlabelled_equations(text) == ["c = d", "x"]
