@@ -76,16 +76,21 @@ def test_evidence_table_normalisers_recompute(evidence_table):
     tab = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tab)
     norm = tab.chained_normaliser()
-    # same seeded computation, same BLAS-thread setting: agreement to round-off (1e-9 nats)
-    np.testing.assert_allclose(norm.log_value, evidence_table["log_norm_chain"], atol=1e-9)
-    np.testing.assert_allclose(norm.std_error, evidence_table["se_chain"], atol=1e-9)
+    # Same seeded computation, but the table may come from another CPU: the prior draws go through the
+    # Cholesky factor of a 100-point RBF Gram matrix (l = 0.05, relative jitter 1e-10: condition ~1e10), which
+    # another BLAS kernel rounds differently by up to ~cond * eps ~ 2e-6 relative, so n ln N (n = 50) moves by up
+    # to ~n * cond * eps ~ 1e-4 nats. Measured: 1.2e-6 (chain), 3e-7 (plain MC) with OpenBLAS's Haswell kernel.
+    # 1e-3 nats is 10x the bound and 60x below the smallest standard error (0.066): a real change still fails.
+    roundoff = 1e-3
+    np.testing.assert_allclose(norm.log_value, evidence_table["log_norm_chain"], atol=roundoff)
+    np.testing.assert_allclose(norm.std_error, evidence_table["se_chain"], atol=roundoff)
     Cs = np.array(evidence_table["C"])
     prior = pr.GridPrior(RBF(l=0.05), pr.unit_grid(100))
     for j in (0, 12, 24):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ev.LowESSWarning)
             mc = ev.log_normaliser_mc(prior, 50, Cs[j], n_draws=2000, scale=10.0 / Cs[j], random_state=0)
-        assert mc.log_value == pytest.approx(evidence_table["log_norm_mc"][j], abs=1e-9)
+        assert mc.log_value == pytest.approx(evidence_table["log_norm_mc"][j], abs=roundoff)
     # sampled data sets: maxima and label counts
     log_mc = evidence_table["log_norm_mc"]
     for seed in (0, 37, 99):

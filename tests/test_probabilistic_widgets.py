@@ -65,8 +65,11 @@ def test_normaliser_table_covers_every_slider_position_and_matches_a_fresh_compu
     # BLAS may round differently on another machine, hence not bitwise
     for n, l in [(20, 0.03), (50, 0.05)]:
         fresh = ev.compute_normaliser(n, l)
-        np.testing.assert_allclose(table[(n, l)][0], fresh.log_value, rtol=1e-9, atol=1e-9)
-        np.testing.assert_allclose(table[(n, l)][1], fresh.std_error, rtol=1e-6, atol=1e-9)
+        # prior draws through a Cholesky factor of condition ~1e10 (relative jitter 1e-10): another BLAS kernel
+        # moves n ln N by up to ~n * cond * eps ~ 1e-4 nats (n <= 50; measured 3e-8 with OpenBLAS's Haswell
+        # kernel); 1e-3 nats is 10x that and far below the standard errors (~0.1) a real change would exceed
+        np.testing.assert_allclose(table[(n, l)][0], fresh.log_value, rtol=0, atol=1e-3)
+        np.testing.assert_allclose(table[(n, l)][1], fresh.std_error, rtol=0, atol=1e-3)
 
 
 def test_slider_events_read_the_table_and_other_positions_are_computed(monkeypatch):
