@@ -9,6 +9,10 @@
 * ``svmlib-mathjax-hub.js``: the widget manager typesets widget labels through MathJax 2's
   ``MathJax.Hub.Queue``; the book runs MathJax 3, so every page with a widget logged a TypeError.
   The script gives MathJax 3 a ``Hub.Queue`` that calls ``typesetPromise``.
+* ``svmlib-math-fit.js`` + CSS: the reading column is the theme's full 60em from 1200 to 1599 px (the page's
+  table of contents goes behind the header's "Contents" button there); a display equation wider than
+  its column scrolls in its own box with its number beside it; an inline formula wider than its line
+  scrolls inside itself (MathJax 3 cannot break one).
 * The theme's default colour mode is set ("light", the mode the figures and widgets are drawn
   for; the reader's toggle still works): with none, every page logged "Got invalid theme mode".
 * The widget manager (``embed-amd.js``) loads its icon fonts from
@@ -85,5 +89,6 @@ def setup(app):
     app.add_js_file("svmlib-mathjax-hub.js", priority=100)  # before the widget manager and MathJax
     app.add_css_file("svmlib-web.css")
     app.add_js_file("svmlib-search.js")
+    app.add_js_file("svmlib-math-fit.js")
     app.connect("build-finished", _finish_pages)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
