@@ -1,16 +1,32 @@
-# Two commands for a fresh machine (Python 3.11):  make book   and   make test
+# Two commands for a fresh machine (Python 3.11, 3.12 or 3.13):  make book   and   make test
+# Another interpreter: make test PYTHON=python3.13 (each minor version gets its own venv, .venv-3.13;
+# Python 3.11 keeps .venv).
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
-VENV   := .venv
+# the interpreter itself (a pyenv shim of a version that is not active is looked up among pyenv's versions)
+find_python = $(shell $(1) -c 'import sys; print(sys.executable)' 2>/dev/null || ls -d $$(pyenv root 2>/dev/null)/versions/*/bin/$(notdir $(1)) 2>/dev/null | tail -1)
+PYTHON_EXE := $(call find_python,$(PYTHON))
+PYVER  := $(shell $(PYTHON_EXE) -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+VENV   ?= $(if $(filter 3.11,$(PYVER)),.venv,.venv-$(PYVER))
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 # Progress bars print wall-clock timings: off while notebooks are checked or built.
 NB_ENV := TQDM_DISABLE=1 PYTHONHASHSEED=0
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tools/nbval_sanitize.cfg -p tools.nbval_tolerant -p no:cacheprovider
 
-.PHONY: book test install pytest notebooks check-notebooks nbval student browser-check benchmarks widget-tables pdf clean
+# The minimum-versions environment (requirements-min.txt: svmlib's lower bounds, Colab's stack) on Python 3.12
+MIN_PYTHON ?= python3.12
+MIN_VENV   := .venv-min
+# the library's own tests (not the ones about the book's tools, notebooks, builds and install environments)
+LIB_TESTS  := tests svmlib --doctest-modules -p no:cacheprovider --ignore=tests/test_lab_references.py \
+	--ignore=tests/test_pdf_edition.py --ignore=tests/test_prose_numbers.py --ignore=tests/test_student_copies.py \
+	--ignore=tests/test_tools.py --ignore=tests/test_wheel_install.py --ignore=tests/test_output_check.py \
+	--ignore=tests/test_environments.py
+
+.PHONY: book test install pytest notebooks check-notebooks check-notebooks-baseline nbval student browser-check benchmarks widget-tables pdf clean test-min
 
 $(STAMP): requirements.txt pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+	@test -n "$(PYTHON_EXE)" || { echo "no interpreter $(PYTHON)"; exit 1; }
+	$(PYTHON_EXE) -m venv $(VENV)
 	$(PY) -m pip install --quiet -r requirements.txt
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
@@ -47,6 +63,24 @@ check-notebooks: $(STAMP)
 	$(PY) book/_ext/lab_references.py --check
 	$(PY) tools/book_numbers.py --check
 	$(PY) tools/run_notebooks.py --check
+
+## make check-notebooks-baseline: the stored outputs also hold with numpy's SIMD dispatch lowered to its baseline
+## (another summation order in numpy's loops, as on an older CPU); NPY_DISABLE_CPU_FEATURES is safe on every CPU
+## (unlike forcing an OpenBLAS core type). Features this CPU or numpy lacks are dropped from the list.
+NPY_LOWER = $(shell $(PY) -c 'import numpy._core._multiarray_umath as m; print(" ".join(f for f in ("AVX512_SPR", "AVX512_ICL", "X86_V4", "X86_V3", "AVX512_SKX", "AVX512F", "AVX2", "FMA3", "ASIMDHP", "ASIMDDP") if m.__cpu_features__.get(f) and f in m.__cpu_dispatch__))')
+check-notebooks-baseline: $(STAMP)
+	NPY_DISABLE_CPU_FEATURES="$(NPY_LOWER)" $(PY) tools/run_notebooks.py --check
+
+## make test-min: the library's tests and Run All of two chapters with svmlib's minimum versions (Python 3.12)
+$(MIN_VENV)/.installed: requirements-min.txt pyproject.toml
+	$(call find_python,$(MIN_PYTHON)) -m venv $(MIN_VENV)
+	$(MIN_VENV)/bin/python -m pip install --quiet -r requirements-min.txt
+	$(MIN_VENV)/bin/python -m pip install --quiet --no-deps -e .
+	touch $@
+
+test-min: $(MIN_VENV)/.installed
+	$(MIN_VENV)/bin/python -m pytest -q $(LIB_TESTS)
+	$(NB_ENV) $(MIN_VENV)/bin/python tools/run_notebooks.py --run-only book/03_duality_smo.ipynb book/07_evidence.ipynb
 
 nbval: $(STAMP)
 	$(NB_ENV) $(PY) -m pytest $(NBVAL) -q book/

@@ -5,15 +5,20 @@
     python tools/notebook_setup.py --check    # fail if a chapter's cell is missing or stale
 
 On Colab (and anywhere svmlib is not installed) the cell installs svmlib from the book's
-repository, pinned to the release the book was built from (``RELEASE``), as QuantEcon and
-d2l do. In the repository, on Binder (which installs ``binder/requirements.txt``) and under
-``make test`` svmlib is importable and the cell does nothing. The cell carries the tag
+repository at ``REF``: ``main``, the branch the book is built and published from, so whatever a
+reader opens installs a library that exists and matches the chapter (a release may set ``REF`` to
+its tag once the tag is pushed; ``tests/test_environments.py`` fails on a ref that is neither ``main``
+nor a tag of the repository). The ``widgets`` extra needs ipywidgets >= 7.7 and the dependencies'
+lower bounds are Colab's versions, so pip installs svmlib without upgrading anything Colab ships
+(no runtime restart). In the repository, on Binder (which installs ``binder/requirements.txt``)
+and under ``make test`` svmlib is importable and the cell does nothing. The cell carries the tag
 ``remove-cell``, so the built book does not show it.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -21,15 +26,23 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 REPOSITORY = "https://github.com/svmlib-book/svm-textbook"
-#: The git tag of the book's release; `git tag` it when publishing (CONTRIBUTING.md, "Releases").
-RELEASE = "v0.1.0"
+#: The git ref the chapters install svmlib from: the branch the book is built from (or an existing release tag).
+REF = "main"
 MARKER = "# svmlib-setup-cell"
 
 SETUP_SOURCE = f'''{MARKER}: installs svmlib on Colab or any machine where it is missing (does nothing here).
 import importlib.util, subprocess, sys
 if importlib.util.find_spec("svmlib") is None:
     subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet",
-                           "svmlib[widgets] @ git+{REPOSITORY}@{RELEASE}"])'''
+                           "svmlib[widgets] @ git+{REPOSITORY}@{REF}"])'''
+
+
+INSTALL = re.compile(r'"(?P<requirement>(?P<name>svmlib)(?:\[[a-z,]+\])? @ git\+(?P<url>[^@"]+)@(?P<ref>[^"]+))"')
+
+
+def install_target(source):
+    """The requirement a set-up cell's source pip-installs, as a match (``requirement``, ``url``, ``ref``), or None."""
+    return INSTALL.search(source)
 
 
 def setup_cell():

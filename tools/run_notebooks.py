@@ -3,6 +3,7 @@
 
     python tools/run_notebooks.py [NOTEBOOK ...]          # re-execute, write outputs
     python tools/run_notebooks.py --check [NOTEBOOK ...]  # fail if re-running would change a file
+    python tools/run_notebooks.py --run-only NOTEBOOK ... # execute (Run All) only: no comparison, no writing
 
 Without arguments every ``book/*.ipynb`` is processed. Notebooks are committed
 WITH outputs so that nbval (strict mode) compares every cell. To make a
@@ -192,7 +193,7 @@ def _as_file_text(nb):
     return text if text.endswith("\n") else text + "\n"
 
 
-def process(path, check, timeout):
+def process(path, check, timeout, run_only=False):
     """Run one notebook. Returns (path, ok, message, seconds)."""
     start = time.perf_counter()
     try:
@@ -200,6 +201,8 @@ def process(path, check, timeout):
     except CellExecutionError as err:
         return path, False, f"a cell failed:\n{str(err)[-2000:]}", time.perf_counter() - start
     seconds = time.perf_counter() - start
+    if run_only:  # e.g. under other package versions (make test-min), whose printed digits differ
+        return path, True, "ran (outputs neither compared nor written)", seconds
     if check:
         text = Path(path).read_text()
         try:
@@ -221,6 +224,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("notebooks", nargs="*", type=Path)
     parser.add_argument("--check", action="store_true", help="fail if re-running would change a notebook")
+    parser.add_argument("--run-only", action="store_true", help="execute only: neither compare nor write")
     parser.add_argument("-j", "--jobs", type=int, default=2, help="notebooks run in parallel (default 2)")
     parser.add_argument("--timeout", type=int, default=600, help="seconds per cell")
     args = parser.parse_args(argv)
@@ -230,7 +234,7 @@ def main(argv=None):
         return 0
     failures = 0
     with ProcessPoolExecutor(max_workers=max(1, min(args.jobs, len(paths)))) as pool:
-        futures = [pool.submit(process, p, args.check, args.timeout) for p in paths]
+        futures = [pool.submit(process, p, args.check, args.timeout, args.run_only) for p in paths]
         for fut in futures:
             path, ok, message, seconds = fut.result()
             rel = os.path.relpath(path, ROOT)
