@@ -23,7 +23,8 @@ APPENDIX = BOOK / "appendix_notation.md"
 #: meaning key -> a regular expression that recognises the meaning in a chapter's Markdown (LaTeX source)
 PATTERNS = {
     # n: the number of training points in Sollich's chapters, the number of replicas in the replica chapter
-    "n-points": r"N\(\\theta\)\^n|N\^\{?n\}?\\rangle|\{i=1\}\^n\b|\$n\$ (?:training|points|inputs|examples)|\bn \\le \d",
+    "n-points": r"N\(\\theta\)\^n|N\^\{?n\}?\\rangle|\{i=1\}\^n\b|\$n\$(?:-dimensional| (?:training|points|inputs|examples))"
+                r"|\bn \\le \d",
     "n-replicas": r"\{a=1\}\^\{?n\b|(?<![A-Za-z])n \\to 0|J\^2 = nJ",
     # C: the SVM's constant everywhere; never a covariance (the replica chapter's sample covariance is \mathcal V)
     "C-covariance": r"(?<!\\mathcal )\bC \\otimes J|(?<!\\mathcal )\bC = -\(I",
