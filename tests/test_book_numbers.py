@@ -136,7 +136,10 @@ def test_check_fails_on_a_stale_number_in_a_file(monkeypatch, tmp_path, table):
     stale = tmp_path / "stale.py"
     stale.write_text(f'"""Implements eq. :eq:`(0.1) <{label}>`."""\n', encoding="utf-8")
     monkeypatch.setattr(bn, "python_texts", lambda: iter([stale]))
-    monkeypatch.setattr(bn, "ROOT", tmp_path)
+    monkeypatch.setattr(bn, "ROOT", tmp_path)  # no Markdown pages there: only the stale file is read
+    fresh_table = tmp_path / "_book_numbers.py"
+    fresh_table.write_text(bn.render(table), encoding="utf-8")
+    monkeypatch.setattr(bn, "TABLE", fresh_table)
     assert bn.main(["--check"]) == 1
     stale.write_text(f'"""Implements eq. :eq:`({number}) <{label}>`."""\n', encoding="utf-8")
     assert bn.main(["--check"]) == 0

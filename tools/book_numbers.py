@@ -328,7 +328,7 @@ def main(argv=None):
                 return 1
         if not TABLE.exists() or TABLE.read_text(encoding="utf-8") != text:
             TABLE.write_text(text, encoding="utf-8")
-            print(f"wrote {TABLE.relative_to(ROOT)}")
+            print(f"wrote {TABLE}")
         return 0
     if args.fix:
         table = load()
@@ -341,7 +341,7 @@ def main(argv=None):
         return 0
     problems = []
     if not TABLE.exists() or TABLE.read_text(encoding="utf-8") != render():
-        problems.append(f"{TABLE.relative_to(ROOT)} is stale: python tools/book_numbers.py --write")
+        problems.append(f"{TABLE.name} is stale: python tools/book_numbers.py --write")
     table = numbers()
     if args.html:
         problems += html_disagreements(table, args.html)
