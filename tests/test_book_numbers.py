@@ -136,6 +136,7 @@ def test_check_fails_on_a_stale_number_in_a_file(monkeypatch, tmp_path, table):
     stale = tmp_path / "stale.py"
     stale.write_text(f'"""Implements eq. :eq:`(0.1) <{label}>`."""\n', encoding="utf-8")
     monkeypatch.setattr(bn, "python_texts", lambda: iter([stale]))
+    monkeypatch.setattr(lr, "chapters", lambda: [])
     monkeypatch.setattr(bn, "ROOT", tmp_path)  # no Markdown pages there: only the stale file is read
     fresh_table = tmp_path / "_book_numbers.py"
     fresh_table.write_text(bn.render(table), encoding="utf-8")
@@ -143,3 +144,14 @@ def test_check_fails_on_a_stale_number_in_a_file(monkeypatch, tmp_path, table):
     assert bn.main(["--check"]) == 1
     stale.write_text(f'"""Implements eq. :eq:`({number}) <{label}>`."""\n', encoding="utf-8")
     assert bn.main(["--check"]) == 0
+
+
+def test_chapter_code_comments_print_numbers(monkeypatch, tmp_path, table):
+    label, number = next(iter(table["EQUATIONS"].items()))
+    cells = [{"cell_type": "code", "source": f"x = 1  # eq. ({number})\ny = 2  # eq. {label}\nz = 3  # eq. (99.1)"},
+             {"cell_type": "markdown", "source": f"eq. ({label}) in prose is lab_references' business"}]
+    (tmp_path / "01_x.ipynb").write_text(json.dumps({"cells": cells}), encoding="utf-8")
+    monkeypatch.setattr(lr, "chapters", lambda: [tmp_path / "01_x.ipynb"])
+    problems = bn.notebook_comment_problems(table)
+    assert len(problems) == 2
+    assert f"write eq. ({number})" in problems[0] and "(99.1), which the book does not print" in problems[1]

@@ -19,6 +19,8 @@ states a number the table contradicts. The scheme it enforces (CONTRIBUTING.md, 
   are data (fixtures) and are not read.
 * Strings a reader sees (figure legends, widget labels, exercise feedback) take the number at run time:
   ``svmlib._book_numbers.eq("boot-implicit")`` is ``"(9.22)"``, ``chapter("ch-replica")`` is ``9``.
+* The chapters' code comments print the number (``# eq. (3.6)``): a bare label there, or a number the book
+  does not print, is an error.
 * The book's Markdown pages use ``{numref}`Chapter %s <ch-replica>``` and ``{eq}`boot-implicit```;
   CONTRIBUTING.md and README.md (read on the forge, not built) hold Lab forms
   (``[Chapter 9](09_replica_bootstrap.ipynb#ch-replica)``), checked like the notebooks' own; the teacher's
@@ -280,8 +282,30 @@ def guide_problems(text, table, where="book/teachers_guide.md"):
     return []
 
 
+PRINTED_EQ = re.compile(r"\beqs?\.\s*\((?P<number>(?:\d+|[A-Z])\.\d+)\)")
+
+
+def notebook_comment_problems(table):
+    """Code comments of the chapters print equation numbers (``# eq. (3.6)``): no bare label, no number
+    the book does not print. (A printed number without its label cannot be told from another equation's;
+    the chapter's own prose, checked by lab_references, says which one.)"""
+    problems, bare = [], _bare_label(table["EQUATIONS"])
+    printed = set(table["EQUATIONS"].values())
+    for path in lab_references.chapters():
+        for index, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+            if cell["cell_type"] != "code":
+                continue
+            for line in lab_references._cell_source(cell).split("\n"):
+                comment = line[line.index("#"):] if "#" in line else ""
+                problems += [f"{path.name} cell {index}: code comment cites equation {m.group('label')!r} by its label: "
+                             f"write eq. ({table['EQUATIONS'][m.group('label')]})" for m in bare.finditer(comment)]
+                problems += [f"{path.name} cell {index}: code comment cites eq. ({m.group('number')}), which the book "
+                             "does not print" for m in PRINTED_EQ.finditer(comment) if m.group("number") not in printed]
+    return problems
+
+
 def text_problems(table):
-    problems = []
+    problems = notebook_comment_problems(table)
     for path in python_texts():
         kind = "test" if path.is_relative_to(ROOT / "tests") else "python"
         problems += problems_of_text(path.read_text(encoding="utf-8"), path.relative_to(ROOT), table, kind)
