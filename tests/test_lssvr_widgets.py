@@ -90,3 +90,20 @@ def test_widget_events_render_the_figure_once(monkeypatch):
             for v in (value, 1.0, value):  # several events: savefig may put an engine back after each
                 explorer.controls[name].value = v
     assert len(calls) == 6
+
+
+def test_sinc_explorer_draws_the_gp_with_a_flat_bias_prior():
+    # the flat-bias GP's mean is the LS-SVR's prediction (Section "Kernel ridge regression, Gaussian processes
+    # and the bias"), computed here by svmlib's LSSVR, an independent route; far from the data its variance
+    # is the prior's 1 plus the bias's posterior variance 1 / (1' A^-1 1)
+    import numpy as np
+
+    from svmlib.lssvr import LSSVR, rbf_from_c
+    from svmlib.widgets.lssvr import _sinc_compute
+
+    s = _sinc_compute(1.0, 10.0)
+    ls = LSSVR(gamma=10.0, kernel=rbf_from_c(1.0)).fit(s["X"][:, None], s["y"]).predict(s["x"][:, None])
+    assert np.abs(s["gp_mean"] - ls).max() < 1e-9
+    A = rbf_from_c(1.0)(s["X"][:, None]) + np.eye(len(s["X"])) / 10.0
+    bias_var = 1.0 / np.linalg.solve(A, np.ones(len(s["X"]))).sum()
+    assert abs(s["gp_std"][0] ** 2 - 1.0 - bias_var) < 1e-3 and s["labels"]["gp_std"].startswith("GP, flat")

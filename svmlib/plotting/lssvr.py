@@ -97,7 +97,7 @@ def draw_sinc_bands(fig, state, *, keys=("std_eq16", "std_full", "gp_std"), fixe
                                 label=state.get("labels", {}).get(key, BAND_LABELS[key]))
     axes[names[0]].set_ylabel("f(x)")
     axes[names[0]].legend(loc="upper left")
-    title = (f"N = {len(state['X'])} sinc points, c = {state['c']:.3g}, γ = {state['gamma']:.3g}, "
+    title = (f"N = {len(state['X'])} sinc points, c = {state['c']:.3g}, C = {state['gamma']:.3g}, "
              f"ε = {state['eps']:.1g}")
     if not sd_panel:
         fig.suptitle(title, fontsize="medium")
