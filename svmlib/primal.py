@@ -131,8 +131,8 @@ def primal_objective(w, b, X, y, C, *, regularize_bias=False):
 def hinge_subgradient(w, b, X, y, C, *, regularize_bias=False):
     r"""One subgradient ``(g_w, g_b)`` of :func:`primal_objective` at ``(w, b)``.
 
-    Implements eq. :eq:`(2.4) <soft-subgradient-def>` for the objective of eq. (primal-
-    objective).
+    Implements eq. :eq:`(2.4) <soft-subgradient-def>` for the objective of eq.
+    :eq:`(2.3) <primal-objective>`.
 
     .. math::
 

@@ -345,8 +345,8 @@ def solve_mean_field(K, y, method="naive", *, alpha0=None, lam0=None, solver="ne
                      tol=1e-10, max_iter=100, max_outer=200, outer_tol=1e-8, warn=True):
     """Solve the mean-field equations of ``method`` for the training kernel ``K``.
 
-    Implements eq. :eq:`(8.7) <gpc-fixed-point>` (EP's cavities: eqs. :eq:`(8.9) <gpc-ep-cavity>` and (gpc-
-    ep-sites)).
+    Implements eq. :eq:`(8.7) <gpc-fixed-point>` (EP's cavities: eqs. :eq:`(8.9) <gpc-ep-cavity>` and
+    :eq:`(8.10) <gpc-ep-sites>`).
 
     Parameters
     ----------
