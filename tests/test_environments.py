@@ -144,6 +144,7 @@ def _reader_env(tmp_path, venv_bin):
 
 def _source_copy(dest):
     """What a clone contains of the package, the book's chapters and binder/ (no build/ or egg-info left here)."""
+    dest.mkdir(parents=True)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, dest / name)
     shutil.copytree(ROOT / "svmlib", dest / "svmlib", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
