@@ -454,8 +454,8 @@ def log_normaliser_ais(prior, n, C, *, n_chains=100, n_temps=50, scale=1.0, rand
                        min_ess=None):
     r"""Annealed importance sampling :cite:`neal2001annealed` of :math:`\ln\langle N^n\rangle`.
 
-    Implements eq. :eq:`(7.11) <ev-normaliser>` by annealed importance sampling (eq. (tk-ais-
-    weight) of the toolkit appendix).
+    Implements eq. :eq:`(7.11) <ev-normaliser>` by annealed importance sampling (eq.
+    :eq:`(A.26) <tk-ais-weight>` of the toolkit appendix).
 
     Chains start from GP prior draws and move through :math:`Q(\theta) N(\theta)^{\beta n}`,
     :math:`\beta = (k/T)^4`, by one elliptical slice step per temperature; the importance weight

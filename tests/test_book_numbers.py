@@ -90,6 +90,9 @@ def test_a_bare_label_is_caught(table):
     for text in (f"# eq. ({label})\n", f"# eq. {label}: the update\n", f'"""see ({label}) and more"""\n'):
         problems = bn.problems_of_text(text, "x.py", table)
         assert len(problems) == 1 and "without its number" in problems[0], text
+    head, tail = label.split("-", 1)
+    wrapped = bn.problems_of_text(f'"""Implements eq. ({head}-\n    {tail})."""\n', "x.py", table)
+    assert len(wrapped) == 1 and "(wrapped)" in wrapped[0]
     # a label as data (quoted, or an anchor) is not prose
     assert bn.problems_of_text(f'eq("{label}")\nurl = "page.html#equation-{label}"\n', "x.py", table) == []
 

@@ -155,6 +155,7 @@ EQ_ROLE = re.compile(r":eq:`\((?P<number>[^`()]*)\) <(?P<label>[\w-]+)>`")
 CH_ROLE = re.compile(r":ref:`Chapter (?P<number>[^`<]*) <(?P<label>ch-[\w-]+)>`")
 EQ_LAB = re.compile(r"\[\((?P<number>[A-Z0-9][\w.]*)\)\]\((?P<file>[\w.-]*?\.ipynb)?#(?P<label>[\w-]+)\)")
 CH_LAB = re.compile(r"\[Chapter (?P<number>\w+)\]\((?P<file>[\w.-]*?\.ipynb)#(?P<label>ch-[\w-]+)\)")
+WRAPPED_LABEL = re.compile(r"(?<![\w-])([a-z][\w]*-(?:[\w]+-)*)\n[ \t#]*([\w-]+)")
 TYPED_CHAPTER = re.compile(r"(?<![\"'`])\bchapters?[ -]?\d", re.I)  # "Chapter 3" in quotes: an example
 # the teacher's guide: | 9 | `book/09_replica_bootstrap.ipynb` | ... |
 GUIDE_ROW = re.compile(r"^\|\s*(?P<number>\d+)\s*\|\s*`book/(?P<stem>[\w-]+)\.ipynb`\s*\|", re.M)
@@ -214,6 +215,10 @@ def problems_of_text(text, where, table, kind="python"):
     if kind == "python":
         problems += [f"{where}:{line}: a role in a string a reader sees ({value[:60]!r}): take the number from "
                      "svmlib._book_numbers (eq(label), chapter(label)) at run time" for line, value in strings]
+        for match in WRAPPED_LABEL.finditer(rest):  # a label broken over two lines of a docstring or comment
+            if match.group(1) + match.group(2) in equations:
+                problems.append(f"{where}:{_line(rest, match.start())}: equation label {match.group(1) + match.group(2)!r} "
+                                "(wrapped) without its number")
         for match in _bare_label(equations).finditer(rest):
             problems.append(f"{where}:{_line(rest, match.start())}: equation label {match.group('label')!r} without "
                             f"its number: write :eq:`({equations[match.group('label')]}) <{match.group('label')}>`")
