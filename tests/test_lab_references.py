@@ -243,3 +243,39 @@ def test_fix_follows_an_edited_bibliography_entry(refs):
     ambiguous = "{abbr}`Opper and Winther (2000) (an older rendering)`"  # two entries read like this
     with pytest.raises(lr.LabFormError):
         lr.to_sphinx(ambiguous, refs, lenient=True)
+
+
+# --- glossary terms ---------------------------------------------------------------------------
+def test_glossary_terms_round_trip():
+    text = ("the {term}`support vectors <support vector>` and the {term}`hinge loss`, "
+            "{term}`Kullback-Leibler divergence <Kullback–Leibler divergence>`")
+    lab = lr.to_lab(text, "01_maximum_margin", set())
+    assert lab == ("the [support vectors](glossary.md#term-support-vector) and the "
+                   "[hinge loss](glossary.md#term-hinge-loss), "
+                   "[Kullback-Leibler divergence](glossary.md#term-KullbackLeibler-divergence)")
+    assert lr.to_sphinx(lab) == text
+    assert lr.unrenderable_roles(text, set()) == ["{term}`support vectors <support vector>`", "{term}`hinge loss`",
+                                                  "{term}`Kullback-Leibler divergence <Kullback–Leibler divergence>`"]
+    assert lr.unrenderable_roles(lab, set()) == []
+
+
+def test_an_unknown_glossary_term_is_an_error():
+    with pytest.raises(lr.LabFormError, match="names no term"):
+        lr.to_lab("{term}`no such term`", "01_maximum_margin", set())
+    with pytest.raises(lr.LabFormError, match="no term of glossary.md has the anchor"):
+        lr.to_sphinx("[a margin](glossary.md#term-no-such-term)")
+
+
+def test_glossary_anchors_are_the_ids_sphinx_gives_the_terms():
+    """Every term's Lab anchor is the id Sphinx's glossary directive gives it (sphinx.domains.std.make_glossary_term
+    calls make_id(env, document, 'term', text); the build also compares with the ids it wrote)."""
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser
+    from docutils.utils import new_document
+    from sphinx.util.nodes import make_id
+
+    terms = lr.glossary_terms()
+    assert len(terms) >= 40 and "Kullback–Leibler divergence" in terms.values()
+    for anchor, term in terms.items():
+        document = new_document("glossary", get_default_settings(Parser))
+        assert make_id(None, document, "term", term) == anchor, term

@@ -16,6 +16,7 @@ Lab form (what the notebook stores; JupyterLab shows)          role the book bui
 ``[Chapter 3](03_duality_smo.ipynb#ch-duality)``               ``{numref}`Chapter %s <ch-duality>```
 ``[Fig. 1.1](#fig-margin-scan)``                               ``{numref}`Fig. %s <fig-margin-scan>```
 ``[Exercise 6.2](06_gp_prior.ipynb#ex-gp-prior-2)``            ``{numref}`Exercise %s <ex-gp-prior-2>```
+``[support vectors](glossary.md#term-support-vector)``         ``{term}`support vectors <support vector>```
 ============================================================  ===========================================
 
 An ``{abbr}`` shows the short citation in JupyterLab and the full reference (as the book's bibliography
@@ -119,6 +120,33 @@ class LabFormError(ValueError):
     """A Lab form that names no bibliography entry, or a role that has no Lab form."""
 
 
+# Glossary terms. jupyterlab-myst resolves {term} like a cross-reference, and a notebook opened alone has
+# no glossary, so the role shows a warning; the Lab form is a plain link to the term's entry in
+# glossary.md, whose anchor is the id Sphinx gives the term (sphinx.util.nodes.make_id: case kept,
+# non-ASCII dropped, so "Kullback–Leibler divergence" -> "term-KullbackLeibler-divergence").
+GLOSSARY = BOOK / "glossary.md"
+TERM_LINK = re.compile(r"\[(?P<text>[^\]\n]+)\]\(glossary\.md#(?P<anchor>term-[\w-]+)\)")
+
+
+def term_anchor(term):
+    """The id Sphinx gives glossary ``term`` (its HTML anchor)."""
+    from sphinx.util.nodes import _make_id
+
+    return _make_id("term-" + term)
+
+
+@lru_cache(maxsize=4)
+def glossary_terms(path=GLOSSARY):
+    """anchor -> term for every term of the ``{glossary}`` directive in ``path``."""
+    text = Path(path).read_text(encoding="utf-8")
+    block = re.search(r"^```\{glossary\}\n(?P<body>.*?)^```", text, re.S | re.M)
+    if block is None:
+        raise LabFormError(f"{path} has no {{glossary}} directive")
+    terms = [line.strip() for line in block.group("body").splitlines()
+             if line.strip() and not line[0].isspace() and not line.startswith(":")]
+    return {term_anchor(term): term for term in terms}
+
+
 def _key_of(short, full, refs, kind, lenient=False):
     for ref in refs.values():
         if ref.full == full:
@@ -175,6 +203,15 @@ def to_sphinx(markdown, refs=None, expected=None, errors=None, lenient=False):
             return "{eq}`%s`" % label
         return "{numref}`%s %%s <%s>`" % (text.rsplit(" ", 1)[0], label)
 
+    @tolerant
+    def term(match):
+        text, anchor = match.group("text"), match.group("anchor")
+        known = glossary_terms()
+        if anchor not in known:
+            raise LabFormError(f"no term of {GLOSSARY.name} has the anchor #{anchor} (linked as {text!r})")
+        return "{term}`%s`" % text if text == known[anchor] else "{term}`%s <%s>`" % (text, known[anchor])
+
+    markdown = TERM_LINK.sub(term, markdown)
     markdown = GLUE.sub(lambda m: "{glue:text}`%s`" % (m.group("key") + (f":{m.group('fmt')}" if m.group("fmt") else "")),
                         markdown)
     markdown = CITE_P_GROUP.sub(parenthetical, markdown)
@@ -185,7 +222,7 @@ def to_sphinx(markdown, refs=None, expected=None, errors=None, lenient=False):
 # ---------------------------------------------------------------------------------------------
 # Role -> Lab form (the fixer)
 # ---------------------------------------------------------------------------------------------
-ROLE = re.compile(r"\{(?P<role>cite:t|cite:p|cite|numref|eq|ref|doc|glue:text)\}`(?P<body>[^`]*)`")
+ROLE = re.compile(r"\{(?P<role>cite:t|cite:p|cite|numref|eq|ref|doc|glue:text|term)\}`(?P<body>[^`]*)`")
 _TITLED = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 
 
@@ -347,6 +384,10 @@ def to_lab(markdown, here, labels, numbers=None, refs=None):
             return cite(keys, "t" if role == "cite:t" else "p")
         titled = _TITLED.match(body)
         text, label = (titled.group("text"), titled.group("target")) if titled else ("", body)
+        if role == "term":
+            if term_anchor(label) not in glossary_terms():
+                raise LabFormError(f"{here}: {{term}}`{body}` names no term of {GLOSSARY.name}")
+            return "[%s](glossary.md#%s)" % (text or label, term_anchor(label))
         if role == "doc":
             title = text or (numbers.titles.get(label) if numbers else None)
             if not title:
@@ -816,6 +857,19 @@ def _check_book_numbers(app, env):
             f"svmlib/_book_numbers.py is stale ({problem}): run python tools/book_numbers.py --write")
 
 
+def _check_term_anchors(app, env):
+    """The anchors the Lab forms link to (term_anchor) are the ids Sphinx gave the glossary's terms."""
+    from sphinx.util import logging
+
+    objects = env.get_domain("std").objects
+    for anchor, term in glossary_terms(Path(app.srcdir) / "book" / "glossary.md").items():
+        found = objects.get(("term", term))
+        if found is not None and found[1] != anchor:
+            logging.getLogger(__name__).warning(
+                f"glossary term {term!r} has the id {found[1]!r}, its JupyterLab links use #{anchor}: "
+                "update term_anchor in book/_ext/lab_references.py")
+
+
 _UNNUMBERED_LATEX = (r"\renewcommand{\theequation}{\arabic{equation}}\renewcommand{\thefigure}{\arabic{figure}}"
                      r"\renewcommand{\thetable}{\arabic{table}}")
 
@@ -859,6 +913,7 @@ def setup(app):
     app.connect("env-merge-info", _merge)
     app.connect("env-get-updated", _letter_appendices, priority=600)  # after Sphinx's toctree collector
     app.connect("env-check-consistency", _check_book_numbers)
+    app.connect("env-check-consistency", _check_term_anchors)
     app.connect("doctree-resolved", _letter_appendices_latex, priority=600)  # after pdf_edition's structure
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
 
