@@ -14,6 +14,7 @@ rendered widgets.
 from __future__ import annotations
 
 import functools
+import os
 import http.server
 import shutil
 import subprocess
@@ -26,7 +27,7 @@ from urllib.parse import unquote, urlparse
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-HTML = ROOT / "_build" / "html"
+HTML = Path(os.environ.get("SVMLIB_BOOK_HTML", ROOT / "_build" / "html"))  # another build: --path-output X -> X/_build/html
 SHOTS = ROOT / "_build" / "screenshots"
 PAGES = sorted(p.relative_to(HTML).as_posix() for p in (HTML / "book").glob("*.html")) if HTML.exists() else []
 FLAGS = [

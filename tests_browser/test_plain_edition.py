@@ -54,7 +54,8 @@ MYST = [
 RAW_TEX = re.compile(r"\$|\\(?:frac|sum|mathbb|mathcal|operatorname|tilde|alpha|theta|sigma|langle|begin|left)\b")
 
 MATHJAX_CONFIG = """<script>window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']],
-  displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']], processEscapes: true}};</script>"""
+  displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']], processEscapes: true},
+  loader: {paths: {'mathjax-newcm': '[mathjax]/newcm'}}};</script>"""
 
 
 def _export(notebook):

@@ -25,15 +25,26 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 VENDOR = ROOT / "book" / "_vendor"
-STAMP = VENDOR / "stamp.json"
 
 # package -> (version, [(path inside the package, destination under book/_vendor)])
+# MathJax 4 (not 3): it breaks a display equation that is wider than its column into lines (output option
+# displayOverflow: "linebreak", set by book/_web/svmlib_web.py) and breaks long inline formulas; its font
+# (New Computer Modern, CHTML woff2 files) is a separate package that MathJax would otherwise fetch from a
+# CDN: it goes to mathjax/newcm, and svmlib_web.py points MathJax's loader path "mathjax-newcm" there.
 PACKAGES = {
-    "mathjax": ("3.2.2", [("package/es5", "mathjax")]),
+    "mathjax": ("4.1.3", [("package", "mathjax")]),
+    "@mathjax/mathjax-newcm-font": ("4.1.3", [("package/chtml", "mathjax/newcm/chtml"),
+                                             ("package/chtml.js", "mathjax/newcm/chtml.js")]),
     "requirejs": ("2.3.7", [("package/require.js", "require.min.js")]),
     "@jupyter-widgets/html-manager": ("1.0.15", [("package/dist", ".")]),
 }
-SKIP_SUFFIXES = (".map",)
+# Test-only assets (not shipped with the book): axe-core, the WCAG checker tests_browser/test_accessibility.py
+# injects into every page. `python tools/vendor_assets.py --tests` puts them in _build/test_vendor.
+TEST_PACKAGES = {
+    "axe-core": ("4.10.3", [("package/axe.min.js", "axe.min.js")]),
+}
+TEST_VENDOR = ROOT / "_build" / "test_vendor"
+SKIP_SUFFIXES = (".map", ".d.ts", ".d.mts", ".cjs", ".mjs", ".md")  # source maps, typings, Node entry points
 SKIP_NAMES = {"embed.js", "libembed-amd.js"}  # embed-amd.js is the self-contained AMD bundle
 
 
@@ -61,26 +72,33 @@ def _copy(src, dest):
         shutil.copy2(src, dest)
 
 
-def main():
-    wanted = {name: version for name, (version, _) in PACKAGES.items()}
-    if STAMP.exists() and json.loads(STAMP.read_text()) == wanted:
-        print(f"vendored assets up to date in {VENDOR.relative_to(ROOT)}")
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    return vendor(TEST_PACKAGES, TEST_VENDOR) if "--tests" in argv else vendor(PACKAGES, VENDOR)
+
+
+def vendor(packages, target):
+    """Fetch ``packages`` into ``target`` unless its stamp already lists exactly these versions."""
+    stamp = target / "stamp.json"
+    wanted = {name: version for name, (version, _) in packages.items()}
+    if stamp.exists() and json.loads(stamp.read_text()) == wanted:
+        print(f"vendored assets up to date in {target.relative_to(ROOT)}")
         return 0
     if shutil.which("npm") is None:
         raise SystemExit("npm is needed once to vendor MathJax and the widget JavaScript (apt-get install npm).")
-    if VENDOR.exists():
-        shutil.rmtree(VENDOR)
-    VENDOR.mkdir(parents=True)
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
     with tempfile.TemporaryDirectory() as tmp:
-        for name, (version, copies) in PACKAGES.items():
+        for name, (version, copies) in packages.items():
             tarball = _npm_pack(f"{name}@{version}", tmp)
             unpack = Path(tmp) / name.replace("/", "_")
             with tarfile.open(tarball) as tar:
                 tar.extractall(unpack, filter="data")
             for inner, dest in copies:
-                _copy(unpack / inner, VENDOR / dest)
+                _copy(unpack / inner, target / dest)
             print(f"vendored {name}@{version}")
-    STAMP.write_text(json.dumps(wanted, indent=1))
+    stamp.write_text(json.dumps(wanted, indent=1))
     return 0
 
 

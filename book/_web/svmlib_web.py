@@ -9,6 +9,8 @@
 * ``svmlib-mathjax-hub.js``: the widget manager typesets widget labels through MathJax 2's
   ``MathJax.Hub.Queue``; the book runs MathJax 3, so every page with a widget logged a TypeError.
   The script gives MathJax 3 a ``Hub.Queue`` that calls ``typesetPromise``.
+* MathJax 4 (``MATHJAX_CONFIG``): display equations wider than the column are broken into lines, the
+  font is the vendored copy.
 * ``svmlib-math-fit.js`` + CSS: the reading column is the theme's full 60em from 1200 to 1599 px (the page's
   table of contents goes behind the header's "Contents" button there); a display equation wider than
   its column scrolls in its own box with its number beside it; an inline formula wider than its line
@@ -77,6 +79,22 @@ def _finish_pages(app, exception):
             shutil.copy2(font, target / font.name)
 
 
+# MathJax 4 (vendored by tools/vendor_assets.py): its font from the vendored copy (no CDN), a display
+# wider than its column broken into lines, long inline formulas broken too. Merged into the
+# configuration Jupyter Book sets (processHtmlClass), which Sphinx writes as ``window.MathJax``.
+MATHJAX_CONFIG = {
+    "loader": {"paths": {"mathjax-newcm": "[mathjax]/newcm"}},
+    "output": {"font": "mathjax-newcm", "displayOverflow": "linebreak", "linebreaks": {"inline": True}},
+}
+
+
+def _mathjax_config(app, config):
+    merged = dict(config.mathjax3_config or {})
+    for key, value in MATHJAX_CONFIG.items():
+        merged[key] = {**merged.get(key, {}), **value}
+    config.mathjax3_config = merged
+
+
 def _default_colour_mode(app, config):
     context = dict(config.html_context or {})  # pydata-sphinx-theme reads default_mode from the context
     context.setdefault("default_mode", "light")
@@ -86,6 +104,7 @@ def _default_colour_mode(app, config):
 def setup(app):
     app.connect("builder-inited", _add_static_path)
     app.connect("config-inited", _default_colour_mode)
+    app.connect("config-inited", _mathjax_config)
     app.add_js_file("svmlib-mathjax-hub.js", priority=100)  # before the widget manager and MathJax
     app.add_css_file("svmlib-web.css")
     app.add_js_file("svmlib-search.js")

@@ -39,6 +39,6 @@ def draw_svr_tube(fig, state, ax=None):
     fixed_ticks(ax, xlim=(grid.min(), grid.max()), ylim=state["ylim"])
     ax.set_xlabel("$x$")
     ax.set_ylabel("$y$")
-    ax.legend(loc="upper right", fontsize=8, framealpha=0.9, ncol=2)
+    ax.legend(loc="upper right", fontsize="small", framealpha=0.9, ncol=2)  # >= 9 px on a phone
     ax.set_title(svr_caption(state), fontsize="small", y=1.0)
     return ax
