@@ -110,3 +110,15 @@ def test_pdf_check_finds_undefined_references():
 def test_pdf_check_fails_without_a_pdf(tmp_path, capsys):
     assert check_pdf.main([str(tmp_path)]) == 1
     assert "does not exist" in capsys.readouterr().out
+
+
+def test_pdf_check_reads_overfull_boxes():
+    # lines as XeLaTeX writes them (from the book's own log)
+    log = ("Overfull \\hbox (39.87184pt too wide) detected at line 13621\n"
+           "Overfull \\vbox (18.60788pt too high) detected at line 1380\n"
+           "Overfull \\hbox (3.30148pt too wide) in paragraph at lines 26533--26533\n"
+           "Underfull \\hbox (badness 10000) in paragraph at lines 5--6\n")
+    boxes = check_pdf.overfull_boxes(log)
+    assert [(k, round(pt, 2)) for k, pt, _ in boxes] == [("h", 39.87), ("v", 18.61), ("h", 3.30)]
+    assert boxes[0][2] == "detected at line 13621"
+    assert [pt for _, pt, _ in boxes if pt > 5.0] == [39.87184, 18.60788]  # the 5 pt limit of issue 24

@@ -11,8 +11,10 @@ Fails (exit 1) when
 * the typeset text shows "??" (an unresolved reference as the reader would see it; read with
   ``pdftotext``) -- Python's and the text's own "??" do not occur in this book.
 
-Prints the page count, the PDF size and the number of overfull boxes (a hint for equations that run into
-the margin; not a failure).
+* the log reports an overfull box over ``--max-overfull-pt`` (5 pt; issue 24): an equation, table or box
+  that runs into the margin or off the page.
+
+Prints the page count, the PDF size and the number of overfull boxes.
 """
 
 from __future__ import annotations
@@ -48,6 +50,14 @@ def problems_in_log(log_text):
     return found
 
 
+_OVERFULL = re.compile(r"^Overfull \\([hv])box \(([\d.]+)pt too (?:wide|high)\)(.*)$", re.M)
+
+
+def overfull_boxes(log_text):
+    """[(kind "h"/"v", points, where)] for every overfull box the LaTeX log reports."""
+    return [(m.group(1), float(m.group(2)), m.group(3).strip()) for m in _OVERFULL.finditer(log_text)]
+
+
 def question_marks_in_text(pdf):
     if shutil.which("pdftotext") is None:
         return None
@@ -63,6 +73,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", nargs="?", type=Path, default=ROOT / "_build" / "latex")
     parser.add_argument("--min-pages", type=int, default=150)
+    parser.add_argument("--max-overfull-pt", type=float, default=5.0,
+                        help="fail on an overfull box wider/higher than this (issue 24: 5 pt; a few pt is invisible)")
     args = parser.parse_args(argv)
     pdf, log = args.folder / f"{TARGET}.pdf", args.folder / f"{TARGET}.log"
     errors = []
@@ -75,14 +87,17 @@ def main(argv=None):
     if log.exists():
         log_text = log.read_text(errors="replace")
         errors += [f"LaTeX log: {p}" for p in problems_in_log(log_text)]
-        overfull = len(re.findall(r"^Overfull \\hbox", log_text, re.M))
+        boxes = overfull_boxes(log_text)
+        overfull = len(boxes)
+        errors += [f"overfull \\{kind}box {pt:.1f} pt (over {args.max_overfull_pt:g} pt) {where}"
+                   for kind, pt, where in boxes if pt > args.max_overfull_pt]
     else:
         errors.append(f"{log} does not exist")
         overfull = 0
     hits = question_marks_in_text(pdf)
     if hits:
         errors += [f'"??" in the PDF text, {h}' for h in hits]
-    print(f"{pdf}: {pages} pages, {pdf.stat().st_size / 1e6:.1f} MB, {overfull} overfull hbox(es)"
+    print(f"{pdf}: {pages} pages, {pdf.stat().st_size / 1e6:.1f} MB, {overfull} overfull box(es)"
           + ("" if hits is not None else " (pdftotext missing: ?? not checked in the text)"))
     for e in errors:
         print("FAIL:", e)
