@@ -125,3 +125,15 @@ def test_live_image_is_made_only_when_shown():
     explorer.controls["a"].value = 2.0
     assert explorer._image is None and explorer._png[:4] == b"\x89PNG"
     assert explorer.image.value == explorer._png
+
+
+def test_static_form_hides_the_disconnected_icon_only_inside_the_explorer():
+    # JupyterLab marks widgets restored without a kernel "disconnected" (a red chain icon); the static form
+    # needs no kernel, so its note carries a style that hides the icon -- scoped to the explorer's own box.
+    static = _explorer(grid={"a": [0.5, 1.0]}).static()
+    note = static.widget.children[-1].value
+    style = note[note.index("<style>"):note.index("</style>")]
+    assert "jupyter-widgets-disconnected::before" in style and "display:none" in style
+    rules = style.removeprefix("<style>").split("{")[0].split(",")
+    assert rules and all(r.strip().startswith(".svmlib-static-explorer") for r in rules)
+    assert "svmlib-static-explorer" in static.widget._dom_classes

@@ -301,6 +301,10 @@ class Explorer:
         return StaticExplorer(self, dpi=dpi or self.dpi)
 
 
+_NO_DISCONNECTED_ICON = ("<style>.svmlib-static-explorer.jupyter-widgets-disconnected::before,"
+                         ".svmlib-static-explorer .jupyter-widgets-disconnected::before{display:none}</style>")
+
+
 class StaticExplorer:
     """An :class:`Explorer` precomputed over its grid: slider(s) ``jslink``-ed to a Stack of images.
 
@@ -385,7 +389,9 @@ class StaticExplorer:
             f"{_html.escape(_label(v, self.explorer.controls[n]))}"
             for n, v in fixed.items())) if fixed else ""
         hint = _LIVE_HINT.format(s="s" if len(names) > 1 else "", fixed=fixed_text)
-        note = widgets.HTML(f'<span class="svmlib-static-note">{hint}</span>')
+        # The explorer needs no kernel (its sliders are jslink-ed to the frames), so JupyterLab's red
+        # "disconnected" chain icon beside each of its widgets in a stored, trusted notebook is wrong: hidden.
+        note = widgets.HTML(f'<span class="svmlib-static-note">{hint}</span>{_NO_DISCONNECTED_ICON}')
         self.sliders, self.stack, self._links = sliders, stack, links
         self._widget = widgets.VBox([widgets.HBox(sliders, layout=widgets.Layout(flex_flow="row wrap")),
                                      stack, note], layout=widgets.Layout(max_width="100%"))
