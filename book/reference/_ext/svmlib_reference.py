@@ -74,7 +74,20 @@ def _skip_member(app, what, name, obj, skip, options):
     return None
 
 
+def _subject_index_only(app, doctree):
+    """Keep autodoc's entries (book/reference/*) out of the general index: it is the book's subject index;
+    svmlib's objects are listed by the API reference pages and the Python module index.
+
+    The index domain collects a document's entries in the SphinxDomains transform (priority 850), before
+    doctree-read (880): emptying this document's list removes them from genindex and the PDF's index,
+    while the Python domain's objects (the cross-reference targets) stay.
+    """
+    if app.env.docname.startswith("book/reference/"):
+        app.env.get_domain("index").entries[app.env.docname] = []
+
+
 def setup(app):
     app.connect("autodoc-process-docstring", _process_docstring, priority=900)
+    app.connect("doctree-read", _subject_index_only)
     app.connect("autodoc-skip-member", _skip_member)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
