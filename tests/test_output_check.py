@@ -102,6 +102,14 @@ def test_figures_compare_by_pixels():
     assert oc.compare_text(base, _png(shift=0.1)).startswith("figure differs")
 
 
+def test_lists_of_separate_values_are_not_joined():
+    # two glued values are two outputs: joined, '-14.27792860853304' + '3.45e-09' would read as other numbers
+    assert oc.compare_json(["-14.27792860853304", "3.455513541972266e-09"],
+                           ["-14.277928608533037", "3.4555140970837783e-09"]) == []
+    assert oc.compare_json(["a 1.0\n", "b 2.0"], ["a 1.0\n", "b 2.5"])          # multi-line text: still compared
+    assert oc.compare_json(["24", "7"], ["24", "8"])
+
+
 def test_json_numbers_and_structure():
     assert oc.compare_json({"max": 35, "v": 0.1 + 0.2}, {"max": 35, "v": 0.3}) == []
     assert oc.compare_json({"max": 35}, {"max": 38})[0].startswith("/max: integer")
@@ -114,7 +122,8 @@ def test_json_numbers_and_structure():
 
 SOURCE = [
     "import numpy as np\nx = np.float64(0.123456789012)\nprint(f'W = {x!r}, mean = {np.pi:.6f}')",
-    "print(f'SMO took {24} steps; the solver converged')",
+    "print(f'SMO took {24} steps; the solver converged')\n"
+    "from IPython.display import display\ndisplay(-14.27792860853304); display(3.455513541972266e-09)",
     "import matplotlib.pyplot as plt\nfig, ax = plt.subplots(figsize=(3, 2), dpi=60)\n"
     "ax.plot([0, 1, 2], [0, 1, 0])\nplt.show()",
 ]

@@ -57,7 +57,8 @@ def tolerant_compare_outputs(self, test, ref, skip_compare=None):
         if len(reference[key]) != len(testing[key]):
             problems.append(f"{key}: {len(reference[key])} outputs stored, {len(testing[key])} re-run")
             continue
-        problems += compare_json(reference[key], testing[key], opts, path=key)  # PNGs: by their signature
+        for i, (stored, fresh) in enumerate(zip(reference[key], testing[key])):  # one output at a time
+            problems += compare_json(stored, fresh, opts, path=f"{key} (output {i})")  # PNGs: by their signature
     if problems:
         self.comparison_traceback += ["outputs differ beyond round-off (tools/output_compare.py):"] + problems
         return False

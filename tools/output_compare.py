@@ -151,6 +151,12 @@ def compare_png(stored, fresh, opts=None):
     return f"figure differs: RMS {result['rms']:.3g} > {opts['image_tol']} (pixel difference, 0-255)"
 
 
+def _multiline(value):
+    """A list of strings that is one text split into lines (every item but the last ends with a newline)."""
+    return (bool(value) and all(isinstance(x, str) for x in value)
+            and all(x.endswith("\n") for x in value[:-1]))
+
+
 def compare_json(stored, fresh, opts=None, path="", image_keys=("image/png",)):
     """Walk two JSON values; return a list of ``"path: message"`` for every disagreement (first few)."""
     opts = opts or Options()
@@ -166,7 +172,7 @@ def compare_json(stored, fresh, opts=None, path="", image_keys=("image/png",)):
             for key in a:
                 walk(a[key], b[key], f"{where}/{key}")
         elif isinstance(a, list) and isinstance(b, list):
-            if all(isinstance(x, str) for x in a + b) and a and b:  # multi-line text stored as a list
+            if _multiline(a) and _multiline(b):  # nbformat stores multi-line text as a list of lines
                 walk("".join(a), "".join(b), where)
             elif len(a) != len(b):
                 problems.append(f"{where}: {len(a)} items -> {len(b)}")
