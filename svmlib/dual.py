@@ -93,11 +93,19 @@ from .kernels import RBF, Linear, Polynomial, make_kernel
 __all__ = ["DualSolution", "SMOState", "KernelRowCache", "solve_dual", "smo_steps",
            "hard_margin_feasible", "DualSVC"]
 
-#: libsvm's TAU, relative to the kernel's scale max K_ii: the curvature used when a
-#: pair's a_ij = K_ii + K_jj - 2 K_ij is below TAU max K_ii (duplicate inputs, or a
-#: kernel that is not positive definite). Relative, so that scaling K scales alpha
-#: and nothing else (an absolute 1e-12 froze SMO on a kernel of scale 1e-20).
+#: libsvm's TAU: the curvature used when a pair's a_ij = K_ii + K_jj - 2 K_ij is not
+#: above it (duplicate inputs, or a kernel that is not positive definite). As in libsvm
+#: it does not grow with the kernel's scale: a floor of TAU * max K_ii floored most
+#: pairs of a polynomial kernel of degree 20 (max K_ii = 3e9) and shrank their steps by
+#: up to 1e9. For a kernel of scale below 1 it shrinks with max K_ii (see ``_tau``),
+#: so that a kernel of scale 1e-20 is not frozen either.
 TAU = 1e-12
+
+#: Relative tolerance within which two candidates of the working-set selection count
+#: as tied; ties go to the smaller index. Round-off differs between BLAS builds (FMA or
+#: not) by ~1e-16 per step, so exact ties broken by round-off would change the pair,
+#: and the step count, with the machine.
+TIE_RTOL = 1e-12
 
 #: Default step cap of a hard margin (C = inf): HARD_MAX_ITER + 10 n steps, seconds
 #: rather than libsvm's max(10**7, 100 n) (minutes) -- a separable problem needs far fewer.
@@ -415,6 +423,7 @@ class _PairSMO:
         for name in ("v_up", "v_low", "gain", "curv"):
             setattr(self, name, np.empty(n))
         self.zeros, self.taus = np.zeros(n), np.full(n, _tau(self.diag))
+        self.ties = np.empty(n, dtype=bool)
         self.positive = (y > 0).tolist()
         self.C_list = C.tolist()
         self._refresh_masks(slice(None))
@@ -439,7 +448,7 @@ class _PairSMO:
         # arrays rather than scalars, which numpy broadcasts slowly: ~1 us per call at n = 2000)
         v, v_up, v_low, gain, curv = self.v, self.v_up, self.v_low, self.gain, self.curv
         np.add(v, self.up_mask, out=v_up)
-        i = int(v_up.argmax())
+        i = _first_max(v_up, self.ties)  # near-ties (round-off) go to the smaller index
         m = v_up[i]
         np.add(v, self.low_mask, out=v_low)
         self.violation = m - v_low[v_low.argmin()]  # m - M: -inf when a set is empty
@@ -452,7 +461,7 @@ class _PairSMO:
         np.add(self.diag, self.diag[i], out=curv)
         K_i = self.rows.row(i)
         daxpy(K_i, curv, a=-2.0)  # curv = K_ii + K_tt - 2 K_it
-        j = int(np.divide(gain, np.maximum(curv, self.taus, out=curv), out=gain).argmax())
+        j = _first_max(np.divide(gain, np.maximum(curv, self.taus, out=curv), out=gain), self.ties)
         if self.hard_margin.active:
             self.hard_margin.check_curvature(self.diag[i] + self.diag[j] - 2 * K_i[j])
         return i, j
@@ -507,6 +516,7 @@ class _CoordinateDescent:
         self.zeros, self.Cs, self.C_list = np.zeros(n), C, C.tolist()
         for name in ("w", "steps", "gain"):
             setattr(self, name, np.empty(n))
+        self.ties = np.empty(n, dtype=bool)
         # additive masks, as in _PairSMO: 0 where alpha may still grow (shrink), -inf elsewhere
         self.grow_mask = np.where(alpha < C, 0.0, -np.inf)
         self.shrink_mask = np.where(alpha > 0, 0.0, -np.inf)
@@ -531,7 +541,7 @@ class _CoordinateDescent:
         np.multiply(self.half_diag, steps, out=gain)
         np.subtract(w, gain, out=gain)
         gain *= steps
-        t = int(gain.argmax())
+        t = _first_max(gain, self.ties)  # near-ties (round-off) go to the smaller index
         return t, t
 
     def update(self, t, _):
@@ -552,9 +562,19 @@ class _CoordinateDescent:
 
 
 def _tau(diag):
-    """TAU relative to the kernel's scale (absolute TAU for a kernel without a positive scale)."""
+    """libsvm's fixed TAU for kernels of scale max K_ii >= 1; TAU * max K_ii below (tiny kernels)."""
     scale = float(diag.max(initial=0.0))
-    return TAU * scale if scale > 0 else TAU
+    return TAU * min(scale, 1.0) if scale > 0 else TAU
+
+
+def _first_max(a, tie_buf):
+    """Index of the largest entry of ``a``, the smallest index among entries within TIE_RTOL of it."""
+    k = int(a.argmax())
+    top = a.item(k)
+    if not np.isfinite(top):
+        return k
+    np.greater_equal(a, top - TIE_RTOL * abs(top), out=tie_buf)
+    return int(tie_buf.argmax())
 
 
 def _initial_v(rows, y, alpha, v0):
