@@ -172,6 +172,49 @@ def figure_text_px(html, page, image):
     return SMALLEST_TEXT_PT * image["dpi"] / 72 * image["shown"] / image["natural"]
 
 
+@pytest.fixture(scope="module")
+def site():
+    if not PAGES:
+        pytest.fail(f"{HTML} has no book pages: run `make book` first (or set SVMLIB_BOOK_HTML).")
+    httpd, url = serve(HTML)
+    yield url
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    driver = chrome(tmp_path_factory.mktemp("chromium"), width=WIDE, height=900)
+    yield driver
+    driver.quit()
+
+
+MATH_PAGES = [p for p in PAGES if 'class="math' in (HTML / p).read_text(errors="ignore")] if PAGES else []
+
+
+@pytest.mark.parametrize("page", MATH_PAGES or ["<no pages built>"])
+def test_equations_fit_the_column(site, browser, page):
+    load(browser, f"{site}/{page}", WIDE)
+    wide = measure(browser, site, WIDE)
+    too_wide = [d for d in wide["display"] if d["over"] > TOLERANCE_PX]
+    assert not too_wide, (f"{page} at {WIDE} px: {len(too_wide)} of {len(wide['display'])} display equations are "
+                          f"wider than the {wide['column']} px column: "
+                          + ", ".join(f"{d['number'] or d['id'] or '?'} +{d['over']} px" for d in too_wide[:8]))
+    assert not wide["inline"], f"{page} at {WIDE} px: inline math past the column: {wide['inline'][:5]}"
+    assert wide["mathjax"].startswith("4."), f"{page}: MathJax {wide['mathjax']!r}, not the vendored MathJax 4"
+    assert not wide["remote"], f"{page}: requests that left 127.0.0.1: {wide['remote'][:5]}"
+    load(browser, f"{site}/{page}", PHONE)
+    phone = measure(browser, site, PHONE)
+    scrolling = [d for d in phone["display"] if d["over"] > TOLERANCE_PX]
+    hidden = [d["number"] for d in phone["display"] if d["numberHidden"]]
+    assert not hidden, f"{page} at {PHONE} px: equation numbers outside the column: {hidden[:8]}"
+    limit = max(1, int(MAX_SCROLLING_AT_PHONE * len(phone["display"])))
+    assert len(scrolling) <= limit, (f"{page} at {PHONE} px: {len(scrolling)} of {len(phone['display'])} display "
+                                     f"equations scroll (at most {limit}): "
+                                     + ", ".join(f"{d['number'] or d['tex'][:30]} +{d['over']} px" for d in scrolling))
+    assert not phone["inline"], f"{page} at {PHONE} px: inline math past the column: {phone['inline'][:5]}"
+    assert not phone["remote"], f"{page}: requests that left 127.0.0.1: {phone['remote'][:5]}"
+
+
 FIGURE_PAGES = [p for p in PAGES if "<img" in (HTML / p).read_text(errors="ignore")] if PAGES else []
 
 

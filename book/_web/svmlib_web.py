@@ -15,6 +15,8 @@
   table of contents goes behind the header's "Contents" button there); a display equation wider than
   its column scrolls in its own box with its number beside it; an inline formula wider than its line
   scrolls inside itself (MathJax 3 cannot break one).
+* Alt text for figures (``_alt_texts``: the caption, or the first comment of the cell that drew it) and
+  ``svmlib-a11y.js`` (slider names, explorer frame alt text, toggles' names; WCAG 2 AA).
 * The theme's default colour mode is set ("light", the mode the figures and widgets are drawn
   for; the reader's toggle still works): with none, every page logged "Got invalid theme mode".
 * The widget manager (``embed-amd.js``) loads its icon fonts from
@@ -58,6 +60,41 @@ def _dedupe_inline_scripts(html):
     return _INLINE_SCRIPT.sub(keep_first, head) + sep + body if sep else html
 
 
+_FIGURE_IMG = re.compile(r'<img alt="(?P<alt>[^"]*\.(?:png|svg|jpe?g|gif))" (?P<rest>[^>]*)>')
+_TAGS = re.compile(r"<[^>]+>")
+
+
+def _plain(fragment):
+    """Text of an HTML fragment for an alt attribute: tags, permalinks and TeX delimiters dropped."""
+    from html import escape, unescape
+    text = unescape(_TAGS.sub(" ", re.sub(r'<a class="headerlink".*?</a>', "", fragment, flags=re.S)))
+    text = re.sub(r"\\[()\[\]]", "", text)
+    return escape(re.sub(r"\s+", " ", text).strip(), quote=True)
+
+
+def _alt_texts(html):
+    """Alt text for every figure image whose alt is its file name: the figure's caption ("Fig. 7.1 ...");
+    an output figure without a caption is described by the first comment of the code cell that drew it."""
+    out, last = [], 0
+    for m in _FIGURE_IMG.finditer(html):
+        before = html[:m.start()]
+        alt = ""
+        if before.rfind("<figure") > before.rfind("</figure>"):
+            end = html.find("</figure>", m.end())
+            cap = re.search(r"<figcaption>(.*?)</figcaption>", html[m.end():end], re.S) if end > 0 else None
+            alt = _plain(cap.group(1)) if cap else ""
+        if not alt:
+            cell = before.rfind('<div class="cell_input')
+            source = re.search(r"<pre>(.*?)</pre>", html[cell:m.start()], re.S) if cell >= 0 else None
+            comment = re.search(r"^\s*#\s*(.+)$", _TAGS.sub("", source.group(1)), re.M) if source else None
+            from html import unescape, escape
+            alt = ("Figure drawn by the code cell above" +
+                   (f": {escape(unescape(comment.group(1)).strip(), quote=True)}" if comment else ""))
+        out.append(html[last:m.start()] + f'<img alt="{alt}" {m.group("rest")}>')
+        last = m.end()
+    return "".join(out) + html[last:]
+
+
 def _finish_pages(app, exception):
     if exception is not None or app.builder.format != "html":
         return
@@ -67,7 +104,7 @@ def _finish_pages(app, exception):
     folders = set()
     for page in outdir.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
-        fixed = _dedupe_inline_scripts(html)
+        fixed = _alt_texts(_dedupe_inline_scripts(html))
         if fixed != html:
             page.write_text(fixed, encoding="utf-8")
         if WIDGET_STATE in html:
@@ -109,5 +146,6 @@ def setup(app):
     app.add_css_file("svmlib-web.css")
     app.add_js_file("svmlib-search.js")
     app.add_js_file("svmlib-math-fit.js")
+    app.add_js_file("svmlib-a11y.js")
     app.connect("build-finished", _finish_pages)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
