@@ -38,6 +38,7 @@ oc = _load("output_compare")
 @pytest.mark.parametrize("stored, fresh", [
     ("W = 0.20445576854978692", "W = 0.20445576854978673"),      # last bits of a repr (measured, ch 2)
     ("88.3831144849502", "88.38311447776833"),                    # 8e-11 relative (measured, ch 6)
+    ("1.12552173920194", "1.1255242110852937"),                   # 2.2e-6: a 1 % gain of two RMS (ch 7, Haswell)
     ("min eigenvalue -8.5e-14 (round-off)", "min eigenvalue -1.6e-13 (round-off)"),  # below ATOL
     ("sum(alpha) = 2.8e-17", "sum(alpha) = 0.0e+00"),
     ("x = 0.12345", "x = 0.12346"),                               # true values 0.123455 +- 1e-12 round either way

@@ -33,7 +33,7 @@ comparison, exactly as nbval ignores them.
 
 ``--check`` executes into memory (it never writes) and compares with ``tools/output_compare.py``,
 the comparison nbval uses too (``tools/nbval_tolerant.py``): numbers agree to round-off
-(relative 1e-6, absolute 1e-10, one unit in the last printed digit), integers and words exactly,
+(relative 1e-5, absolute 1e-10, one unit in the last printed digit), integers and words exactly,
 figures (also the widget state's frames) to an RMS pixel difference of 1. Stored outputs that a
 different CPU, BLAS kernel or SIMD level would print in other last digits therefore passes; a
 changed number, word, count or figure fails. The stored file must still be exactly what the runner
