@@ -9,7 +9,7 @@ For every chapter and appendix:
 * no MyST artefact is in the visible text: no ``{role}`` ``, no ```` ```{directive} ```` fence, no ``(label)=``
   line, no numbering front matter, no ``:label:`` / ``:class:`` option line;
 * every formula is typeset (no ``$`` or TeX command left in the text outside code);
-* the equation numbers, in order, are the web page's (``\\tag{7.3}`` read back from MathJax's MathML);
+* the equation numbers, in order, are the web page's (each ``\\tag{7.3}`` that MathJax typeset as a label);
 * no solution text is shown: no sentence of any solution of the web page appears; each solution is a link;
 * every figure the notebook stores is shown (explorers: their stored default figure);
 * the page's Colab button and ".ipynb" download point at the edition, and the target exists in the built tree.
@@ -122,8 +122,11 @@ def test_plain_edition_renders_without_myst(site, browser, tmp_path, name):
             const md = [...document.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown, .jp-MarkdownOutput')];
             const clone = md.map(e => { const c = e.cloneNode(true);
               c.querySelectorAll('mjx-container, code, pre').forEach(x => x.remove()); return c.innerText; });
-            const tags = [...document.querySelectorAll('mjx-assistive-mml mlabeledtr')].map(
-              r => r.firstElementChild.textContent.trim());
+            // each display MathJax typeset with an equation label (mjx-labels / mjx-mlabeledtr), with the
+            // number its TeX asked for (MathJax 4 has no assistive MathML to read the label back from)
+            const tags = Array.from(MathJax.startup.document.math).filter(m => m.display && m.typesetRoot &&
+                m.typesetRoot.querySelector('mjx-labels, mjx-mlabeledtr'))
+              .map(m => { const t = /\\\\tag\\{([^}]*)\\}/.exec(m.math); return t ? '(' + t[1] + ')' : '?'; });
             const imgs = [...document.querySelectorAll('img')];
             return {text: clone.join('\\n'), tags: tags, images: imgs.length,
                     broken: imgs.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src.slice(0, 80)),
