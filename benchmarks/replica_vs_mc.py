@@ -12,10 +12,8 @@ theory's gradient in ln l (error_gradient, eq. :eq:`(9.22) <boot-implicit>`); th
 iterations and CPU time of the readable plain iteration (iterate_replica, median of 3), which
 reaches the same fixed point (asserted).
 
-The Krylov solver of the Newton steps is timed both ways: 'theory cpu' uses the hand-written
-GMRES (svmlib.bootstrap._replica_acceleration._gmres_minimal, the default), 'scipy gmres' the
-same solve with scipy.sparse.linalg.gmres, and '+%' is the extra CPU time of scipy's. The issue's
-rule: scipy's unless it costs more than 10 % of the theory's time. The output is committed as
+The Newton steps use scipy.sparse.linalg.gmres (issue 26 removed the hand-written GMRES; the
+last run that timed both is the first block of the results file). The output is committed as
 benchmarks/results/replica_vs_mc.txt:
 
     .venv/bin/python benchmarks/replica_vs_mc.py | tee benchmarks/results/replica_vs_mc.txt
@@ -24,12 +22,11 @@ benchmarks/results/replica_vs_mc.txt:
 import platform
 import sys
 import time
-from contextlib import contextmanager
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from svmlib.bootstrap import _replica_acceleration, error_gradient, iterate_replica, monte_carlo_bootstrap, solve_replica
+from svmlib.bootstrap import error_gradient, iterate_replica, monte_carlo_bootstrap, solve_replica
 from svmlib.datasets import load_biopsy, load_crabs, load_pima, standardize
 from svmlib.kernels import RBF
 
@@ -55,40 +52,26 @@ def timed(func, repeat=1):
     return out, float(np.median(cpu)), float(np.median(wall))
 
 
-@contextmanager
-def krylov(name):
-    """Run the theory with the Krylov solver ``name`` ("minimal" or "scipy")."""
-    saved = _replica_acceleration.KRYLOV
-    _replica_acceleration.KRYLOV = name
-    try:
-        yield
-    finally:
-        _replica_acceleration.KRYLOV = saved
-
-
 def main(n_samples=500):
     print(f"replica theory vs {n_samples}-sample Monte Carlo at S = N, RBF l = sqrt(d); "
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, Python {platform.python_version()}, "
           "1 BLAS thread; times in s, medians of 21 solves (theory), one run (MC)")
     print(f"{'data':14s} {'N':>4s} {'iter':>4s} {'theory cpu':>10s} {'MC cpu':>7s} {'ratio':>6s} "
           f"{'theory wall':>11s} {'MC wall':>7s} {'ratio':>6s} {'eps_theory':>10s} {'eps_MC':>7s} {'SE':>6s} "
-          f"{'grad cpu':>8s} {'scipy gmres':>11s} {'+%':>5s} {'plain iter':>10s} {'plain cpu':>9s}")
+          f"{'grad cpu':>8s} {'plain iter':>10s} {'plain cpu':>9s}")
     with threadpool_limits(1, "blas"):
         for name, X, y in datasets():
             kernel = RBF(l=np.sqrt(X.shape[1]))
             K, dK = kernel(X), kernel.grad_log_l(X)[0]
-            with krylov("minimal"):
-                sol, t_cpu, t_wall = timed(lambda: solve_replica(K, y, 1.0), repeat=21)
-                _, g_cpu, _ = timed(lambda: error_gradient(K, y, sol, dK), repeat=21)
-            with krylov("scipy"):
-                sol_scipy, s_cpu, _ = timed(lambda: solve_replica(K, y, 1.0), repeat=21)
+            sol, t_cpu, t_wall = timed(lambda: solve_replica(K, y, 1.0), repeat=21)
+            _, g_cpu, _ = timed(lambda: error_gradient(K, y, sol, dK), repeat=21)
             # the readable plain iteration (iterate_replica) reaches the same fixed point
             plain, p_cpu, _ = timed(lambda: iterate_replica(K, y, 1.0), repeat=3)
-            assert abs(plain.error - sol.error) < 1e-9 and abs(sol_scipy.error - sol.error) < 1e-9
+            assert abs(plain.error - sol.error) < 1e-9
             mc, m_cpu, m_wall = timed(lambda: monte_carlo_bootstrap(K, y, 1.0, n_samples, random_state=0))
             print(f"{name:14s} {y.size:4d} {sol.n_iter:4d} {t_cpu:10.4f} {m_cpu:7.2f} {m_cpu / t_cpu:6.1f} "
                   f"{t_wall:11.4f} {m_wall:7.2f} {m_wall / t_wall:6.1f} {sol.error:10.4f} {mc.error:7.4f} "
-                  f"{mc.error_se:6.4f} {g_cpu:8.4f} {s_cpu:11.4f} {100 * (s_cpu / t_cpu - 1):5.1f} "
+                  f"{mc.error_se:6.4f} {g_cpu:8.4f} "
                   f"{plain.n_iter:10d} {p_cpu:9.4f}")
 
 

@@ -10,27 +10,22 @@ start on a kernel of very low numerical rank first solves the fixed point on a l
 of K (:func:`_presolve`; issue 16: one positive among 999 points, 18 s -> 0.5 s). Each
 accelerator is tested to reach the fixed point of :func:`iterate_replica`.
 
-GMRES. ``KRYLOV`` selects the Krylov solver of the Newton systems and of the implicit
-derivative: ``"minimal"`` (the hand-written :func:`_gmres_minimal`: Arnoldi with Givens
-rotations on Python floats, ~40 lines) or ``"scipy"`` (scipy.sparse.linalg.gmres, no restart).
-The hand-written one is kept because scipy's costs more than 10 % of the theory's time where
-the theory is fastest. Measured by
-benchmarks/replica_vs_mc.py (CPU time at S = N, median of 21 solves, one BLAS thread; output in
-benchmarks/results/replica_vs_mc.txt, two runs): crabs 10.3 -> 12.4 ms (+19 %) and 13.2 -> 15.2 ms
-(+15 %; +22 % and +33 % in two earlier timings), biopsy +9 % and +6 %, Pima +1 % and +17 % (the
-second run under a load of 8.5 on 2 cores).
-scipy's gmres adds ~0.1 ms of Python per Krylov vector, as much as the operator product at
-N = 200, and a solve uses some 20-30 vectors; same iteration counts, fixed points equal to ~1e-10.
+GMRES. The Newton systems and the implicit derivative are solved by scipy's
+``scipy.sparse.linalg.gmres`` (no restart, matrix-free). A hand-written GMRES (Arnoldi with Givens
+rotations on Python floats) saved scipy's ~0.1 ms of Python per Krylov vector and was removed in
+issue 26: the readable module matters more than milliseconds. Measured before the removal by
+benchmarks/replica_vs_mc.py (CPU time at S = N, median of 21 solves, one BLAS thread, load ~8 on
+2 cores; benchmarks/results/replica_vs_mc.txt): scipy's costs crabs 10.6 -> 12.5 ms (+18 %),
+biopsy 63 -> 65 ms (+3 %), Pima 105 -> 110 ms (+4 %); same iteration counts, same fixed points.
 """
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import NamedTuple
 
 import numpy as np
-from scipy.linalg import LinAlgError, solve_triangular
+from scipy.linalg import LinAlgError
 from scipy.sparse.linalg import LinearOperator, gmres
 from scipy.special import ndtr
 from sklearn.exceptions import ConvergenceWarning
@@ -40,7 +35,6 @@ from ._replica_equations import COLD_START, _cavity_vector, _Gaussian, _site_par
 from ._replica_fast_map import _evaluate, _g_diag_l_g, _gaussian_part, _rough_map, _scaled_step, _surrogate_map
 from ._replica_solution import ReplicaSolution
 
-KRYLOV = "minimal"  # or "scipy": see the module docstring
 
 # Residual below which Anderson acceleration starts (plain steps contract reliably before).
 ANDERSON_START = 0.05
@@ -256,59 +250,15 @@ def _cavity_coefficients(part, sites):
 
 
 def _gmres(matvec, b, rtol, max_dim=60):
-    """Solve A u = b (A given by ``matvec``) from u0 = 0 to a relative residual ``rtol`` by GMRES.
+    """Solve A u = b (A given by ``matvec``) from u0 = 0 to a relative residual ``rtol`` by scipy's GMRES.
 
     At most ``max_dim`` Krylov vectors, no restart; returns the last iterate if ``rtol`` was not
-    reached (an inexact Newton step only needs a direction). The solver is ``KRYLOV``.
+    reached (an inexact Newton step only needs a direction).
     """
-    if KRYLOV == "minimal":
-        return _gmres_minimal(matvec, b, rtol, max_dim)
     n = b.size
     A = LinearOperator((n, n), matvec=matvec, dtype=np.float64)
     u, _ = gmres(A, b, rtol=rtol, atol=0.0, restart=min(max_dim, n), maxiter=1)
     return u
-
-
-def _gmres_minimal(matvec, b, rtol, max_dim=60):
-    """Minimal GMRES from x0 = 0: Arnoldi (Gram-Schmidt applied twice) and Givens rotations.
-
-    Written to save scipy's per-iteration Python overhead (~0.1 ms per iteration, as much as the
-    matrix-vector product itself at N = 200; the Newton systems here need 5-30 Krylov vectors).
-    The rotations work on Python floats (indexing numpy scalars costs several times more).
-    """
-    beta = float(np.linalg.norm(b))
-    if beta == 0:
-        return np.zeros_like(b)
-    V = np.empty((max_dim + 1, b.size))
-    R = np.zeros((max_dim, max_dim))  # the rotated Hessenberg matrix (upper triangular)
-    cs, sn, rhs = [], [], []  # rotations; the rotated right-hand side beta e_1 (its settled entries)
-    last = beta  # its last entry: the norm of the current residual
-    V[0] = b / beta
-    for j in range(max_dim):
-        w = matvec(V[j])
-        basis = V[:j + 1]
-        c1 = basis @ w
-        w -= c1 @ basis
-        c2 = basis @ w  # twice is enough (Kahan); once loses orthogonality near convergence
-        w -= c2 @ basis
-        h = (c1 + c2).tolist()
-        h_next = float(np.linalg.norm(w))
-        for i in range(j):  # previous rotations
-            h[i], h[i + 1] = cs[i] * h[i] + sn[i] * h[i + 1], -sn[i] * h[i] + cs[i] * h[i + 1]
-        r = math.hypot(h[j], h_next)
-        c, s = (h[j] / r, h_next / r) if r > 0 else (1.0, 0.0)
-        cs.append(c)
-        sn.append(s)
-        h[j] = r
-        R[:j + 1, j] = h
-        rhs.append(c * last)
-        last = -s * last
-        if abs(last) <= rtol * beta or h_next <= 1e-14 * beta:
-            break
-        V[j + 1] = w / h_next
-    k = len(rhs)
-    coef = solve_triangular(R[:k, :k], np.array(rhs), check_finite=False)
-    return coef @ V[:k]
 
 
 # --------------------------------------------------------------------------- the accelerated iteration
