@@ -78,8 +78,10 @@ $(MIN_VENV)/.installed: requirements-min.txt pyproject.toml
 	$(MIN_VENV)/bin/python -m pip install --quiet --no-deps -e .
 	touch $@
 
+# The explorers' static form (ipywidgets.Stack, ipywidgets >= 8) is made only by the book build (requirements.txt),
+# never in a reader's kernel: its tests are left out here (the live explorers run on ipywidgets 7.7.1).
 test-min: $(MIN_VENV)/.installed
-	$(MIN_VENV)/bin/python -m pytest -q $(LIB_TESTS)
+	$(MIN_VENV)/bin/python -m pytest -q $(LIB_TESTS) --ignore=tests/test_widgets_static.py -k "not static_form"
 	$(NB_ENV) $(MIN_VENV)/bin/python tools/run_notebooks.py --run-only book/03_duality_smo.ipynb book/07_evidence.ipynb
 
 nbval: $(STAMP)
