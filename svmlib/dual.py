@@ -393,6 +393,7 @@ class KernelRowCache:
         scale = max(1.0, float(np.abs(A).max()))
         if not np.allclose(A, B.T, rtol=1e-10, atol=1e-12 * scale):
             raise ValueError("The kernel must be symmetric, K(x, x') = K(x', x).")
+        _warn_if_not_psd(A[:, rows])
 
 
 # --------------------------------------------------------------------------
@@ -821,7 +822,30 @@ def _check_gram(K, n):
     if not np.allclose(K[rows], K[:, rows].T, rtol=1e-10, atol=1e-12 * scale):
         raise ValueError("K must be symmetric (the Gram matrix K(X, X) of a kernel); "
                          "symmetrise it with (K + K.T) / 2 if the asymmetry is round-off.")
+    _warn_if_not_psd(K[np.ix_(rows, rows)])
     return K
+
+
+class NotPSDWarning(UserWarning):
+    """The kernel matrix has a negative eigenvalue: the SVM dual is then not a convex problem."""
+
+
+def _warn_if_not_psd(S):
+    """Warn when the principal submatrix ``S`` of K (on up to 32 sampled points) is not PSD.
+
+    A negative eigenvalue of a principal submatrix proves that K is not positive semi-definite;
+    beyond round-off means below ``-1e-6`` times the largest eigenvalue's magnitude (a Gram
+    matrix of single-precision inputs has round-off eigenvalues of ~-1e-7 relative).
+    """
+    lam = eigh(0.5 * (S + S.T), eigvals_only=True)
+    scale = float(np.abs(lam).max(initial=0.0))
+    if scale > 0 and lam[0] < -1e-6 * scale:
+        warnings.warn(
+            f"The kernel matrix is not positive semi-definite: on a sample of {S.shape[0]} points its "
+            f"most negative eigenvalue is {lam[0]:.3g} (largest |eigenvalue| {scale:.3g}). The SVM dual is "
+            "then not convex and SMO returns a stationary point, not the optimum. Use a valid kernel "
+            "(check it with svmlib.kernels.is_psd / min_eigenvalue), e.g. RBF, or add a multiple of the "
+            "identity to K.", NotPSDWarning, stacklevel=4)
 
 
 def _check_alpha0(alpha0, y, C, fit_intercept):

@@ -16,6 +16,8 @@ Parameter names are the book's symbols: ``l`` (length scale), ``p`` (degree),
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator
@@ -24,6 +26,7 @@ from ._validation import check_inputs, check_kernel_matrix, check_positive, chec
 
 __all__ = [
     "Kernel",
+    "KernelOverflowWarning",
     "Linear",
     "Polynomial",
     "RBF",
@@ -35,6 +38,10 @@ __all__ = [
     "min_eigenvalue",
     "poly2_feature_map",
 ]
+
+
+class KernelOverflowWarning(UserWarning):
+    """A kernel evaluation on finite inputs gave infinite or NaN values (issue 26)."""
 
 
 class Kernel(BaseEstimator):
@@ -67,14 +74,26 @@ class Kernel(BaseEstimator):
         X, Y = self._check_pair(X, Y)
         K0 = check_positive(self.K0, "K0")
         B2 = check_positive(self.B2, "B2", allow_zero=True)
-        return K0 * self._k(X, Y) + B2
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._warn_if_overflow(K0 * self._k(X, Y) + B2)
 
     def diag(self, X):
         """The diagonal ``K(x_i, x_i)`` without forming the Gram matrix."""
         X, _ = self._check_pair(X, None)
         K0 = check_positive(self.K0, "K0")
         B2 = check_positive(self.B2, "B2", allow_zero=True)
-        return K0 * self._k_diag(X) + B2
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._warn_if_overflow(K0 * self._k_diag(X) + B2)
+
+    def _warn_if_overflow(self, K):
+        """Warn (KernelOverflowWarning) when finite inputs gave infinite or NaN kernel values."""
+        bad = ~np.isfinite(K)
+        if bad.any():
+            warnings.warn(
+                f"{self!r} overflowed double precision: {int(bad.sum())} of {K.size} kernel values are "
+                "infinite or NaN. Standardise X (sklearn.preprocessing.StandardScaler), or lower the "
+                "degree p, K0 or the inputs' scale.", KernelOverflowWarning, stacklevel=3)
+        return K
 
     # -- to override -------------------------------------------------------
     def _k(self, X, Y):  # pragma: no cover - abstract

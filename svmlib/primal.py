@@ -295,7 +295,12 @@ def _polished_multipliers(margins, X, y, C, regularize_bias, delta):
         lhs = np.zeros((k + 1, k + 1))
         lhs[:k, :k], lhs[:k, k], lhs[k, :k] = Z @ Z.T, y[free], y[free]
         rhs = np.r_[1.0 - Z @ v0, -(a @ y)]
-    a[free] = np.linalg.lstsq(lhs, rhs, rcond=None)[0][: free.size]
+    if not (np.all(np.isfinite(lhs)) and np.all(np.isfinite(rhs))):
+        return a  # inputs so large that Z Z' overflows: no polishing (the bound stays valid)
+    try:
+        a[free] = np.linalg.lstsq(lhs, rhs, rcond=None)[0][: free.size]
+    except np.linalg.LinAlgError:  # the SVD did not converge (badly scaled inputs)
+        pass
     return a
 
 

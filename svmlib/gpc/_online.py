@@ -32,8 +32,10 @@ from ._likelihood import D, dD, log_Phi
 __all__ = ["OnlineState", "online_sweep"]
 
 #: An example whose predictive variance is below this fraction of its scale is skipped
-#: (round-off level: the variance is a difference of terms of size K_ii).
-_RELATIVE_VARIANCE_FLOOR = 1e-10
+#: (round-off level: the variance is a difference of terms of size K_ii). 1e-10 let examples
+#: whose variance was round-off through: on X * 1e-8, constant X or RBF(l=1e6) the updates
+#: q ~ 1 / sqrt(s2) then grew the decision values to 1e146 (issue 26); at 1e-8 they stay O(1).
+_RELATIVE_VARIANCE_FLOOR = 1e-8
 #: Rows of ``C`` updated per block by :func:`_rank_one_update` (its work buffer holds this many rows).
 _UPDATE_BLOCK = 256
 
