@@ -750,8 +750,9 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
         if tol is not None and not self.converged_:
             warnings.warn(
                 f"PrimalSVC did not converge in max_epochs={max_epochs} epochs: the relative "
-                f"duality gap is {self.duality_gap_:.2g} > tol={tol:g}. Increase max_epochs, "
-                "use step='pegasos' with full batches, or standardise X.",
+                f"duality gap is {self.duality_gap_:.2g} > tol={tol:g}. Use solver='newton' (a few "
+                "passes over the data, certified), increase max_epochs, use step='pegasos' with "
+                "full batches, or standardise X.",
                 ConvergenceWarning,
                 stacklevel=2,
             )
