@@ -91,7 +91,7 @@ from ._validation import (
 from .kernels import RBF, Linear, Polynomial, make_kernel
 
 __all__ = ["DualSolution", "SMOState", "KernelRowCache", "solve_dual", "smo_steps",
-           "hard_margin_feasible", "DualSVC"]
+           "hard_margin_feasible", "DualSVC", "NotPSDWarning"]
 
 #: libsvm's TAU: the curvature used when a pair's a_ij = K_ii + K_jj - 2 K_ij is not
 #: above it (duplicate inputs, or a kernel that is not positive definite). As in libsvm
