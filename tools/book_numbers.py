@@ -363,6 +363,9 @@ def main(argv=None):
         table = load()
         for path in [*python_texts(), *markdown_texts()]:
             old = path.read_text(encoding="utf-8")
+            kind = "test" if path.is_relative_to(ROOT / "tests") else ("python" if path.suffix == ".py" else "markdown")
+            if not problems_of_text(old, path.relative_to(ROOT), table, kind):
+                continue  # only what --check finds stale (a test's deliberately stale example stays)
             new = fix_text(old, table, "python" if path.suffix == ".py" else "markdown")
             if new != old:
                 path.write_text(new, encoding="utf-8")
