@@ -91,10 +91,13 @@ def _requirement_pins(path):
 
 def _lower_bounds():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    specs = project["dependencies"] + [s for extra in project["optional-dependencies"].values() for s in extra]
+    # what a reader's kernel needs: the dependencies and the plot/widgets extras (other extras, e.g. a
+    # cluster backend, are not part of Colab's stack)
+    extras = project["optional-dependencies"]
+    specs = project["dependencies"] + extras.get("plot", []) + extras.get("widgets", [])
     bounds = {}
     for spec in specs:
-        m = re.fullmatch(r"([A-Za-z0-9_.-]+)>=([0-9.]+)", spec.replace(" ", ""))
+        m = re.fullmatch(r"([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?>=([0-9.]+)", spec.replace(" ", ""))
         assert m, f"pyproject.toml: {spec!r} declares no lower bound (name>=version)"
         bounds[m.group(1).lower()] = m.group(2)
     return bounds
