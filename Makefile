@@ -99,6 +99,7 @@ student: $(STAMP)
 ## JupyterLab on 127.0.0.1 (opened untrusted/trusted, Run All, student copy; every chapter's citations and
 ## cross-references read without a warning marker); headless Chromium, no network
 browser-check: $(STAMP)
+	$(PY) tools/vendor_assets.py --tests
 	$(PY) -m pytest -q tests_browser
 
 ## make widget-tables: re-tabulate precomputed widget states (after changing a widget's grids or sampler)

@@ -12,7 +12,9 @@ import numbers
 
 import numpy as np
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_array, check_X_y
+import inspect
+
+from sklearn.utils.validation import _check_sample_weight, check_array, check_X_y
 
 __all__ = [
     "check_data",
@@ -259,6 +261,20 @@ def check_kernel_matrix(K, n_rows, n_cols=None, *, name="K", symmetric=False):
         raise ValueError(f"{name} must be symmetric (a Gram matrix K(X, X)).")
     return K
 
+
+
+# scikit-learn 1.7 rejects all-zero weights unless told otherwise; 1.6 (svmlib's minimum, Colab's version) has no
+# such keyword and accepts them. svmlib reports an all-zero weighting itself, so allow it on both.
+_ALLOW_ZERO = "allow_all_zero_weights" in inspect.signature(_check_sample_weight).parameters
+
+
+def check_sample_weight(sample_weight, X):
+    """Non-negative float64 weights, one per row of ``X``, or a ``ValueError`` that says what is wrong."""
+    extra = {"allow_all_zero_weights": True} if _ALLOW_ZERO else {}
+    try:
+        return _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True, **extra)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"sample_weight must be one finite, non-negative weight per row of X: {err}") from None
 
 def check_pm_labels(y, n=None, *, name="y"):
     """Check labels already mapped to -1/+1 (the solvers' input): a finite 1-D array of +-1.

@@ -74,7 +74,7 @@ from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.validation import _check_feature_names, _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
 
 from ._threads import blas_single_thread
@@ -87,6 +87,7 @@ from ._validation import (
     check_positive,
     check_pm_labels,
     check_positive_int,
+    check_sample_weight,
 )
 from .kernels import RBF, Linear, Polynomial, make_kernel
 
@@ -1251,11 +1252,7 @@ class DualSVC(ClassifierMixin, BaseEstimator):
         if sample_weight is None:
             w = np.ones(X.shape[0])
         else:
-            try:
-                w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True,
-                                         allow_all_zero_weights=True)
-            except (TypeError, ValueError) as err:
-                raise ValueError(f"sample_weight must be one finite, non-negative weight per row of X: {err}") from None
+            w = check_sample_weight(sample_weight, X)
         return w * self.class_weight_[(y_pm > 0).astype(int)]
 
     def decision_function(self, X):

@@ -13,10 +13,12 @@ Its dual has two variables per point, :math:`\alpha_i` for points above the tube
 
 .. math::
 
-    \max_{\alpha, \alpha^*}\; W = \sum_i y_i (\alpha_i - \alpha_i^*)
+    \begin{aligned}
+    \max_{\alpha, \alpha^*}\; W ={}& \sum_i y_i (\alpha_i - \alpha_i^*)
     - \varepsilon \sum_i (\alpha_i + \alpha_i^*)
-    - \tfrac12 \sum_{ij} (\alpha_i - \alpha_i^*)(\alpha_j - \alpha_j^*) K_{ij},
-    \qquad 0 \le \alpha_i, \alpha_i^* \le C_i, \qquad \sum_i (\alpha_i - \alpha_i^*) = 0 ,
+    - \tfrac12 \sum_{ij} (\alpha_i - \alpha_i^*)(\alpha_j - \alpha_j^*) K_{ij}\\
+    &\text{subject to}\quad 0 \le \alpha_i, \alpha_i^* \le C_i, \qquad \sum_i (\alpha_i - \alpha_i^*) = 0 ,
+    \end{aligned}
 
 and :math:`f(x) = \sum_i (\alpha_i - \alpha_i^*) K(x, x_i) + b`. Points strictly inside the
 tube have :math:`\alpha_i = \alpha_i^* = 0`: the solution is sparse (unlike LS-SVR,
@@ -37,10 +39,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import _check_feature_names, _check_sample_weight
+from sklearn.utils.validation import _check_feature_names
 
 from ._threads import blas_single_thread
-from ._validation import check_C, check_inputs, check_positive, check_positive_int, check_regression_data
+from ._validation import check_C, check_inputs, check_positive, check_positive_int, check_regression_data, check_sample_weight
 from .dual import (
     KernelRowCache,
     _bias_from_v,
@@ -162,10 +164,12 @@ def solve_svr_dual(K, y, C=1.0, epsilon=0.1, *, tol=1e-3, max_iter=None, sample_
 
     .. math::
 
-        \max_{\alpha, \alpha^*}\; \sum_i y_i (\alpha_i - \alpha_i^*)
+        \begin{aligned}
+        \max_{\alpha, \alpha^*}\;& \sum_i y_i (\alpha_i - \alpha_i^*)
         - \varepsilon \sum_i (\alpha_i + \alpha_i^*)
-        - \tfrac12 (\alpha - \alpha^*)^\top K (\alpha - \alpha^*),
-        \quad 0 \le \alpha_i, \alpha^*_i \le C_i,\quad \textstyle\sum_i (\alpha_i - \alpha_i^*) = 0 .
+        - \tfrac12 (\alpha - \alpha^*)^\top K (\alpha - \alpha^*)\\
+        &\text{subject to}\quad 0 \le \alpha_i, \alpha^*_i \le C_i,\quad \textstyle\sum_i (\alpha_i - \alpha_i^*) = 0 .
+        \end{aligned}
 
     Parameters
     ----------
@@ -359,11 +363,7 @@ class DualSVR(RegressorMixin, BaseEstimator):
         _check_feature_names(self, X, reset=True)
         X, y = check_regression_data(X, y)
         if sample_weight is not None:
-            try:
-                sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True,
-                                                     allow_all_zero_weights=True)
-            except (TypeError, ValueError) as err:
-                raise ValueError(f"sample_weight must be one finite, non-negative weight per row of X: {err}") from None
+            sample_weight = check_sample_weight(sample_weight, X)
         if self._precomputed():
             if X.shape[1] != X.shape[0]:
                 raise ValueError(f"With kernel='precomputed', X must be the square Gram matrix "
