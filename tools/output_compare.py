@@ -23,7 +23,7 @@ Rules (``compare_text`` / ``compare_json``)
     (condition ~1e10: forward error up to cond * eps ~ 2e-6 relative) and (ii) small differences of
     larger numbers (a 1 % gain of one RMS error over another amplifies the relative round-off ~100x).
     Measured across OpenBLAS's SkylakeX, Haswell and Sandybridge kernels and numpy's baseline dispatch:
-    <= 2e-10 relative for most values above ATOL, 2.2e-6 at most (chapter 7's glued ``rms_gain``,
+    <= 2e-10 relative for most values above ATOL, 2.2e-6 at most (:ref:`Chapter 7 <ch-evidence>`'s glued ``rms_gain``,
     case ii). 1e-5 leaves a factor ~5 over that and is 10 times below 1e-4, the smallest real change
     the check must catch (tests/test_output_check.py).
   - ``ATOL = 1e-10``: an absolute floor for values that are themselves round-off (residuals,
