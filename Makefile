@@ -22,7 +22,7 @@ LIB_TESTS  := tests svmlib --doctest-modules -p no:cacheprovider --ignore=tests/
 	--ignore=tests/test_tools.py --ignore=tests/test_wheel_install.py --ignore=tests/test_output_check.py \
 	--ignore=tests/test_environments.py --ignore=tests/test_book_numbers.py --ignore=tests/test_notation.py
 
-.PHONY: book test install pytest notebooks check-notebooks check-notebooks-baseline nbval student browser-check benchmarks widget-tables pdf clean test-min
+.PHONY: book test test-hosted install pytest notebooks check-notebooks check-notebooks-baseline nbval student browser-check benchmarks widget-tables pdf clean test-min
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -n "$(PYTHON_EXE)" || { echo "no interpreter $(PYTHON)"; exit 1; }
@@ -56,7 +56,12 @@ pdf: $(STAMP)
 test: pytest check-notebooks nbval
 
 pytest: $(STAMP)
-	$(PY) -m pytest tests svmlib --doctest-modules -q --cov=svmlib --cov-report=term-missing:skip-covered  # + docstring Examples
+	$(PY) -m pytest tests svmlib --doctest-modules -q -m "not network" --cov=svmlib --cov-report=term-missing:skip-covered  # + docstring Examples
+
+## make test-hosted: the hosted environments install and run a chapter: Colab's set-up cell into Colab's package
+## versions, Binder's requirements + postBuild (fresh venvs from the package index, ~5 min each; .ci/run runs it)
+test-hosted: $(STAMP)
+	$(PY) -m pytest -q -p no:cacheprovider -m network tests/test_environments.py
 
 check-notebooks: $(STAMP)
 	$(PY) tools/notebook_setup.py --check

@@ -13,7 +13,7 @@
   runs ``binder/postBuild`` in a copy of the repository and executes :ref:`Chapter 3 <ch-duality>`.
 
 The last two create virtual environments from the package index (pip's cache makes a re-run fast):
-~2-5 minutes each on 2 cores; ``make test`` runs them (marked ``network`` and ``slow``).
+~2-5 minutes each on 2 cores; ``make test-hosted`` runs them (marked ``network`` and ``slow``; ``.ci/run`` calls it).
 """
 
 from __future__ import annotations
