@@ -828,7 +828,25 @@ def _check_gram(K, n):
 
 
 class NotPSDWarning(UserWarning):
-    """The kernel matrix has a negative eigenvalue: the SVM dual is then not a convex problem."""
+    """The kernel matrix has a negative eigenvalue: the SVM dual is then not a convex problem.
+
+    The message names the most negative eigenvalue found (on a principal submatrix of up to 32 sampled
+    points): a kernel that is not positive semi-definite is no Mercer kernel, and SMO may stop at a point
+    that is not the dual's maximum.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from svmlib.dual import DualSVC, NotPSDWarning
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array([0, 0, 1, 1])
+    >>> K = -np.exp(-(X - X.T) ** 2)  # a negated RBF Gram matrix
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     _ = DualSVC(kernel="precomputed", C=1.0).fit(K, y)
+    >>> any(issubclass(x.category, NotPSDWarning) for x in w)
+    True
+    """
 
 
 def _warn_if_not_psd(S):

@@ -41,7 +41,19 @@ __all__ = [
 
 
 class KernelOverflowWarning(UserWarning):
-    """A kernel evaluation on finite inputs gave infinite or NaN values (issue 26)."""
+    """A kernel evaluation on finite inputs gave infinite or NaN values: rescale the inputs.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from svmlib.kernels import KernelOverflowWarning, Linear
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     _ = Linear()(np.array([[1e200, 1e200]]))
+    >>> any(issubclass(x.category, KernelOverflowWarning) for x in w)
+    True
+    """
 
 
 class Kernel(BaseEstimator):

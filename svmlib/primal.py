@@ -335,6 +335,8 @@ _MAX_NEWTON_STEPS = 50  # Newton steps per smoothing width (it takes 2-10)
 def huber_hinge(z, h):
     r"""The Huber-smoothed hinge ``L_h(z)`` and its derivative (Chapelle 2007, eq. 19).
 
+    Implements eq. :eq:`(2.10) <soft-huber>`.
+
     .. math::
 
         L_h(z) = \begin{cases} 0 & z > 1 + h \\ (1 + h - z)^2 / (4h) & |1 - z| \le h \\

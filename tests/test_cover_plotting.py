@@ -391,7 +391,7 @@ def test_sinc_bands_with_the_sd_panel():
         assert axes[key].get_title() == label
     edges = [ln.get_xdata()[0] for ln in sd.get_lines() if ln.get_linestyle() == ":"]
     assert edges == list(state["data_range"])
-    assert fig._suptitle.get_text().startswith("N = 60 sinc points, c = 1, γ = 1")
+    assert fig._suptitle.get_text().startswith("N = 60 sinc points, c = 1, C = 1")
     # the log axis labels come from the plain formatter: "1e-06", not mathtext
     assert plssvr._plain_log_label(1e-6) == "1e-6" and plssvr._plain_log_label(0.5) == "0.5"
     assert plssvr._plain_log_label(1e4) == "1e4"

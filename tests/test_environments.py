@@ -91,10 +91,10 @@ def _requirement_pins(path):
 
 def _lower_bounds():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    # what a reader's kernel needs: the dependencies and the plot/widgets extras (other extras, e.g. a
-    # cluster backend, are not part of Colab's stack)
+    # what a reader's kernel needs: the dependencies and the extras the chapters' set-up cell installs
+    # (plot/widgets, and dask for the cluster section of :ref:`Chapter 5 <ch-practice>`: Colab ships dask and distributed)
     extras = project["optional-dependencies"]
-    specs = project["dependencies"] + extras.get("plot", []) + extras.get("widgets", [])
+    specs = project["dependencies"] + extras.get("plot", []) + extras.get("widgets", []) + extras.get("dask", [])
     bounds = {}
     for spec in specs:
         m = re.fullmatch(r"([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?>=([0-9.]+)", spec.replace(" ", ""))

