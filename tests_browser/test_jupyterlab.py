@@ -177,7 +177,7 @@ def test_run_all_then_the_live_slider_recomputes(lab):
     nb = nbformat.read(NOTEBOOK, as_version=4)
     open_notebook(driver, server, NOTEBOOK.name)
     wait_for(lambda: driver.execute_script(
-        "const w = window.jupyterapp.shell.currentWidget;"
+        "const w = [...window.jupyterapp.shell.widgets('main')].find(x => x.sessionContext);"  # the open notebook (shell.currentWidget can be null when the page has no focus)
         "return w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel"
         " && w.sessionContext.session.kernel.status === 'idle';"), 120, what="an idle kernel")
     start = time.time()
@@ -185,7 +185,7 @@ def test_run_all_then_the_live_slider_recomputes(lab):
 
     def finished():
         return driver.execute_script(
-            "const w = window.jupyterapp.shell.currentWidget;"
+            "const w = [...window.jupyterapp.shell.widgets('main')].find(x => x.sessionContext);"  # the open notebook (shell.currentWidget can be null when the page has no focus)
             "const code = w.content.widgets.filter(c => c.model.type === 'code');"
             "return w.sessionContext.session.kernel.status === 'idle'"
             " && code.every(c => c.model.executionCount !== null && c.model.executionCount > 0)"
