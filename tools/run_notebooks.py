@@ -156,8 +156,9 @@ def normalise(nb):
     return _canonical_widget_ids(hide_solutions(nb))
 
 
-def execute(path, timeout=600):
-    """Execute ``path`` in its folder and return the normalised notebook."""
+def execute(path, timeout=600, normalised=True):
+    """Execute ``path`` in its folder and return the notebook, normalised unless told otherwise (--run-only
+    needs only the run: normalising writes glued values with myst-nb, not in a reader's environment)."""
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:  # a fresh run: no stale outputs survive a failure
         if cell.cell_type == "code":
@@ -170,7 +171,7 @@ def execute(path, timeout=600):
     )
     client.execute()
     nb.metadata.kernelspec = {"display_name": "Python 3", "language": "python", "name": "python3"}
-    return normalise(nb)
+    return normalise(nb) if normalised else nb
 
 
 def _comparable(nb):
@@ -197,7 +198,7 @@ def process(path, check, timeout, run_only=False):
     """Run one notebook. Returns (path, ok, message, seconds)."""
     start = time.perf_counter()
     try:
-        fresh = execute(path, timeout)
+        fresh = execute(path, timeout, normalised=not run_only)
     except CellExecutionError as err:
         return path, False, f"a cell failed:\n{str(err)[-2000:]}", time.perf_counter() - start
     seconds = time.perf_counter() - start
