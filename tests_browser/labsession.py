@@ -148,9 +148,20 @@ def open_notebook(driver, server, name):
         if text != state["text"]:
             state.update(text=text, since=time.time())
             return False
-        return time.time() - state["since"] > 2.5 and "```{" not in text
+        return time.time() - state["since"] > 2.5 and "```{" not in text and all_markdown_rendered(driver)
 
     wait_for(settled, 240, interval=0.5, what="the notebook to finish rendering")  # slow on a loaded machine
+
+
+def all_markdown_rendered(driver):
+    """Every markdown cell shows jupyterlab-myst's rendering (or the placeholder of a collapsed cell).
+
+    On a loaded machine the last cells of a long chapter can render seconds after the text above them
+    has settled; a check that reads captions or equation numbers must wait for them.
+    """
+    return driver.execute_script(
+        "return [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-MarkdownCell')]"
+        ".every(c => c.querySelector('.myst') || c.querySelector('.jp-InputPlaceholder'));")
 
 
 def notebook_text(driver):
