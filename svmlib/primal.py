@@ -12,8 +12,10 @@ module writes that algorithm out in full because the algorithm is the lesson:
 
 * :func:`primal_objective` and :func:`hinge_subgradient` are the two formulas;
 * :class:`PrimalSVC` runs the descent: full batch or stochastic mini-batches;
-  step sizes ``'constant'``, ``'invsqrt'`` (``eta0 / sqrt(t)``) and
-  ``'pegasos'`` (``1 / (lambda t)``, Shalev-Shwartz et al. 2011) with the
+  step sizes ``'constant'``, ``'invsqrt'`` (``eta0 / sqrt(t)``),
+  ``'pegasos'`` (``1 / (lambda t)``, Shalev-Shwartz et al. 2011) and
+  ``'bottou'`` (``eta0 / (1 + eta0 lambda t)``: Pegasos' tail from a first step
+  ``eta0`` instead of ``1 / lambda = C n``, Bottou 2012) with the
   optional projection onto the ball that holds the optimum; the bias either
   separate and unregularised (the textbook SVM, the same problem as the dual)
   or inside ``w`` as an extra constant feature (then it is regularised too);
@@ -46,6 +48,8 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
+import scipy.linalg
+import scipy.sparse.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 
@@ -63,7 +67,7 @@ from ._validation import (
 
 __all__ = ["primal_objective", "hinge_subgradient", "huber_hinge", "PrimalIterate", "PrimalSVC", "PrimalTrace", "primal_trace"]
 
-STEP_RULES = ("constant", "invsqrt", "pegasos")
+STEP_RULES = ("bottou", "constant", "invsqrt", "pegasos")
 BIAS_MODES = ("separate", "augmented")
 _CERTIFICATE_EVERY = 10  # epochs between duality-gap checks (each costs a few objective evaluations)
 _MAX_FREE = 300  # largest on-margin set for which the dual guess is polished by least squares
@@ -465,6 +469,55 @@ def _newton_hinge(X, y, C, regularize_bias, tol):
     return theta[:d].copy(), float(theta[d]), primal, bound, steps, converged
 
 
+def _curvature_step(X, lam, batch_size=None):
+    r"""The first step ``1 / L`` of the ``'bottou'`` step rule of :class:`PrimalSVC`.
+
+    ``L`` bounds the curvature of the squared-hinge version of the per-sample
+    objective ``F`` on one step's data, with ``x~ = (x, 1)`` (the bias moves too):
+    ``lambda + eigmax(X~' X~) / n`` for a full batch, ``lambda + max_i |x~_i|^2``
+    for a mini-batch of any size (the mean of ``x~ x~'`` over a batch is at most
+    its largest term). ``1 / L`` is gradient descent's step on that smooth
+    problem.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    lam : float > 0
+        ``1 / (C n)``.
+    batch_size : int or None, default=None
+        ``None`` for full batches.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    >>> round(_curvature_step(X, 0.25), 6)  # eigmax of X~'X~/4 is 1: 1 / (0.25 + 1)
+    0.8
+    >>> round(_curvature_step(X, 0.25, batch_size=1), 6)  # |x~_i|^2 = 2: 1 / 2.25
+    0.444444
+    """
+    n, d = X.shape
+    with np.errstate(over="ignore", invalid="ignore"):
+        if batch_size is not None and batch_size < n:
+            curvature = float(np.max(np.einsum("ij,ij->i", X, X))) + 1.0
+        else:
+            Xa = np.hstack([X, np.ones((n, 1))])
+            if not np.all(np.isfinite(Xa @ Xa[0])):
+                curvature = np.inf
+            elif d + 1 <= 1000:  # the (d+1)-square Gram matrix is small: its top eigenvalue exactly
+                curvature = float(scipy.linalg.eigvalsh(Xa.T @ Xa, subset_by_index=[d, d])[0]) / n
+            else:  # wide data: the top singular value by Lanczos, without forming X~'X~
+                sigma = scipy.sparse.linalg.svds(Xa, k=1, return_singular_vectors=False, v0=np.ones(min(n, d + 1)))[0]
+                curvature = float(sigma) ** 2 / n
+    if not np.isfinite(curvature):
+        raise ValueError("The inputs are too large for double precision (|x|^2 overflows). "
+                         "Standardise X (sklearn.preprocessing.StandardScaler).")
+    return 1.0 / (lam + curvature)
+
+
 # ---------------------------------------------------------------------------
 # The estimator
 # ---------------------------------------------------------------------------
@@ -483,15 +536,30 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
         hard-margin mode. On separable data the soft-margin solution *is* the
         hard-margin one as soon as ``C`` exceeds the largest Lagrange multiplier
         of the hard-margin problem, so a large finite ``C`` gives it exactly.
-    step : {'pegasos', 'invsqrt', 'constant'}, default='pegasos'
-        Step size at step ``t = 1, 2, ...``: ``1 / (lambda t)`` with
-        ``lambda = 1 / (C n)`` (Pegasos; ``eta0`` is not used), ``eta0 / sqrt(t)``,
-        or ``eta0``. A constant step does not converge to the minimum: it ends
-        in a neighbourhood of size proportional to ``eta0``.
-    eta0 : float > 0, default=1.0
-        Initial step size for ``'constant'`` and ``'invsqrt'``. Must satisfy
+    step : {'bottou', 'pegasos', 'invsqrt', 'constant'}, default='bottou'
+        Step size at step ``t = 1, 2, ...``, with ``lambda = 1 / (C n)``:
+
+        * ``'pegasos'``: ``1 / (lambda t)`` (Shalev-Shwartz et al. 2011; ``eta0`` is
+          not used). Its first step is ``C n``: on a large data set it throws ``w``
+          to the edge of the projection ball and the objective up by orders of
+          magnitude before the steps have shrunk, so it needs about ``n``
+          full-batch epochs.
+        * ``'bottou'``: ``eta0 / (1 + eta0 lambda t)`` (Bottou 2012, "Stochastic
+          gradient descent tricks"; scikit-learn's ``SGDClassifier`` uses it):
+          the same ``1 / (lambda t)`` tail, from a first step ``eta0``.
+        * ``'invsqrt'``: ``eta0 / sqrt(t)``; ``'constant'``: ``eta0``. A constant
+          step does not converge to the minimum: it ends in a neighbourhood of
+          size proportional to ``eta0``.
+    eta0 : float > 0 or None, default=None
+        First step size of ``'bottou'``, ``'invsqrt'`` and ``'constant'``.
+        ``None``: ``1.0`` for ``'invsqrt'`` and ``'constant'``; for ``'bottou'``
+        ``1 / L``, where ``L`` bounds the curvature of the squared-hinge version
+        of ``F`` on one step's data (``lambda`` plus the top eigenvalue of
+        ``X~' X~ / n`` for full batches, plus ``max_i |x~_i|^2`` for mini-batches;
+        ``x~ = (x, 1)``): the step gradient descent would take on that smooth
+        problem, which keeps the first steps from overshooting. ``'constant'`` and ``'invsqrt'`` need
         ``eta0 * lambda < 2`` (else the shrinkage ``w <- (1 - eta lambda) w``
-        would blow up).
+        would blow up); ``'bottou'`` is safe for every ``eta0``.
     batch_size : int or None, default=None
         ``None``: full batch, one step per epoch. An integer: stochastic
         mini-batches of that size drawn without replacement from a fresh
@@ -574,7 +642,7 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
     (True, True, True)
     """
 
-    def __init__(self, C=1.0, step="pegasos", eta0=1.0, batch_size=None, max_epochs=5000,
+    def __init__(self, C=1.0, step="bottou", eta0=None, batch_size=None, max_epochs=5000,
                  bias="separate", projection=True, tol=1e-4, random_state=None, solver="auto"):
         self.C = C
         self.step = step
@@ -606,11 +674,11 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
             if not isinstance(value, str) or value not in options:
                 raise ValueError(f"{name} must be one of {options}, got {value!r}.")
         lam = 1.0 / (C * n)
-        eta0 = check_positive(self.eta0, "eta0")
-        if self.step != "pegasos" and eta0 * lam >= 2.0:
+        eta0 = None if self.eta0 is None else check_positive(self.eta0, "eta0")
+        if self.step in ("constant", "invsqrt") and eta0 is not None and eta0 * lam >= 2.0:
             raise ValueError(
                 f"eta0 * lambda = {eta0 * lam:.3g} >= 2 (lambda = 1/(C n) = {lam:.3g}): the "
-                f"iterates would diverge. Use eta0 < {2.0 / lam:.3g}, a larger C, or step='pegasos'."
+                f"iterates would diverge. Use eta0 < {2.0 / lam:.3g}, a larger C, or step='bottou'."
             )
         batch = None if self.batch_size is None else min(check_positive_int(self.batch_size, "batch_size"), n)
         max_epochs = check_positive_int(self.max_epochs, "max_epochs")
@@ -657,13 +725,18 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
         """eta_t for step ``t = 1, 2, ...``."""
         if self.step == "pegasos":
             return 1.0 / (lam * t)
+        if self.step == "bottou":
+            return eta0 / (1.0 + eta0 * lam * t)
         if self.step == "invsqrt":
             return eta0 / np.sqrt(t)
         return eta0
 
     def _prepare(self, X, y):
         X, y_pm, classes = check_data(X, y)
-        return X, y_pm, classes, self._checked_params(X.shape[0])
+        C, lam, eta0, batch, max_epochs, tol = self._checked_params(X.shape[0])
+        if eta0 is None:
+            eta0 = _curvature_step(X, lam, batch) if self.step == "bottou" else 1.0
+        return X, y_pm, classes, (C, lam, eta0, batch, max_epochs, tol)
 
     # -- the algorithm -------------------------------------------------------
     def iter_fit(self, X, y):

@@ -331,11 +331,14 @@ def test_predictions_invariant_to_renaming_the_labels(data, names):
     X, y = data
     renamed = np.where(y > 0, names[1], names[0])
     inverse = {names[0]: -1.0, names[1]: 1.0}
-    for est in _estimators():
+    # converged runs: a renaming reverses which class is +1, and an SMO run stopped after a few
+    # steps is not mirror-symmetric (WSS2 breaks ties by index); PrimalSVC's steps are (negation is exact)
+    estimators = [PrimalSVC(max_epochs=5, tol=None), DualSVC(kernel="linear", tol=1e-10, max_iter=100_000)]
+    for est in estimators:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # small budgets; the same run on both namings
             f = est.fit(X, y).decision_function(X)
-            assume(np.all(np.abs(f) > 1e-9))  # a point on the boundary has no side
+            assume(np.all(np.abs(f) > 1e-6))  # a point on the boundary (to the solver's tol) has no side
             p = est.predict(X)
             est.fit(X, renamed)
         p_renamed = est.predict(X)

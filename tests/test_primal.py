@@ -131,7 +131,7 @@ def test_mini_batch_subgradient_is_unbiased(blobs, rng):
 def test_primal_matches_libsvm(blobs, linear_svc_reference):
     X, y = blobs
     w_ref, b_ref, J_ref = linear_svc_reference(X, y, 1.0)
-    clf = _fit_quiet(C=1.0, max_epochs=PRIMAL_VS_DUAL_EPOCHS).fit(X, y)
+    clf = _fit_quiet(C=1.0, step="pegasos", max_epochs=PRIMAL_VS_DUAL_EPOCHS).fit(X, y)
     np.testing.assert_allclose(clf.coef_[0], w_ref, atol=1e-3)
     assert abs(clf.intercept_[0] - b_ref) < 1e-3
     assert abs(clf.objective_ - J_ref) <= 1e-4 * J_ref
@@ -144,7 +144,7 @@ def test_primal_matches_dual_svc(blobs):
     X, y = blobs
     dual = DualSVC(kernel="linear", C=1.0, tol=1e-8).fit(X, y)
     w_dual = dual.dual_coef_[0] @ dual.support_vectors_
-    clf = _fit_quiet(C=1.0, max_epochs=PRIMAL_VS_DUAL_EPOCHS).fit(X, y)
+    clf = _fit_quiet(C=1.0, step="pegasos", max_epochs=PRIMAL_VS_DUAL_EPOCHS).fit(X, y)
     np.testing.assert_allclose(clf.coef_[0], w_dual, atol=1e-3)
     assert abs(clf.intercept_[0] - dual.intercept_[0]) < 1e-3
     # The dual maximum equals the primal minimum (strong duality).
@@ -171,7 +171,7 @@ def test_augmented_bias_matches_liblinear(blobs):
     C = 1.0
     ref = LinearSVC(C=C, loss="hinge", dual=True, intercept_scaling=1.0, tol=1e-12, max_iter=1_000_000).fit(X, y)
     J_ref = primal_objective(ref.coef_[0], ref.intercept_[0], X, y, C, regularize_bias=True)
-    clf = _fit_quiet(C=C, bias="augmented", max_epochs=PRIMAL_VS_DUAL_EPOCHS).fit(X, y)
+    clf = _fit_quiet(C=C, step="pegasos", bias="augmented", max_epochs=PRIMAL_VS_DUAL_EPOCHS).fit(X, y)
     np.testing.assert_allclose(clf.coef_[0], ref.coef_[0], atol=1e-3)
     assert abs(clf.intercept_[0] - ref.intercept_[0]) < 1e-3
     assert abs(clf.objective_ - J_ref) <= 1e-4 * J_ref
@@ -192,7 +192,7 @@ def test_hard_margin_limit(separable_blobs):
     hard = SVC(kernel="linear", C=1e10, tol=1e-12).fit(X, y)  # effectively C = inf
     alpha_max = np.abs(hard.dual_coef_).max()
     assert alpha_max < 0.2 and np.min(y * hard.decision_function(X)) > 1 - 1e-8
-    clf = _fit_quiet(C=10.0, max_epochs=PRIMAL_VS_DUAL_EPOCHS).fit(X, y)
+    clf = _fit_quiet(C=10.0, step="pegasos", max_epochs=PRIMAL_VS_DUAL_EPOCHS).fit(X, y)
     np.testing.assert_allclose(clf.coef_[0], hard.coef_[0], atol=1e-3)
     assert abs(clf.intercept_[0] - hard.intercept_[0]) < 1e-3
     assert np.min(y * clf.decision_function(X)) > 1 - 1e-3  # (almost) no margin violations
@@ -429,8 +429,10 @@ def test_bad_point_for_the_formulas(blobs):
 def test_overflow_is_an_error_not_a_nan():
     X = np.array([[1e308, 0.0], [-1e308, 1.0], [1e308, 1.0], [-1e308, 0.0]])
     y = np.array([1, -1, 1, -1])
-    with pytest.raises(ValueError, match="overflowed"):
-        PrimalSVC(max_epochs=5).fit(X, y)
+    with pytest.raises(ValueError, match="overflow.*Standardise X"):
+        PrimalSVC(max_epochs=5).fit(X, y)  # the default step's curvature bound sees it first
+    with pytest.raises(ValueError, match="overflowed.*Standardise X"):
+        PrimalSVC(step="pegasos", max_epochs=5).fit(X, y)  # the objective, after the first epoch
 
 
 def test_mismatched_lengths_and_missing_y(blobs):
@@ -481,3 +483,53 @@ def test_docstring_examples_run():
 
     result = doctest.testmod(svmlib.primal, optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 3 and result.failed == 0
+
+
+# ---------------------------------------------------------------------------
+# The default step ('bottou') on large standardised data
+# ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def standardised_10k():
+    from sklearn.datasets import make_classification
+    from sklearn.preprocessing import StandardScaler
+    X, y = make_classification(n_samples=10_000, n_features=50, random_state=0)
+    return StandardScaler().fit_transform(X), y
+
+
+def test_default_step_never_overshoots_and_converges(standardised_10k):
+    """Pegasos' first step C n throws J up ~650-fold here; Bottou's schedule starts at 1/L and never exceeds J(0)."""
+    X, y = standardised_10k
+    n = X.shape[0]
+    reference = PrimalSVC(solver="newton", tol=1e-9).fit(X, y).objective_  # certified to 1e-9
+    bottou = _fit_quiet(solver="subgradient", max_epochs=200).fit(X, y)  # default step
+    assert bottou.objective_history_.max() <= n * 1.0  # J(0) = C n with C = 1
+    # measured 1.9e-5 above the optimum after 200 epochs (0.3 s); 1e-4 leaves a factor 5
+    assert (bottou.objective_ - reference) / reference < 1e-4
+    pegasos = _fit_quiet(solver="subgradient", step="pegasos", max_epochs=200).fit(X, y)
+    assert pegasos.objective_history_.max() > 100 * n  # the blow-up the default avoids (measured 527 n)
+    assert pegasos.best_epoch_ == 0 and not np.any(pegasos.coef_)  # never better than w = 0: it keeps w = 0
+    stochastic = _fit_quiet(solver="subgradient", batch_size=1, max_epochs=3, random_state=0).fit(X, y)
+    assert stochastic.objective_history_.max() <= n * 1.0
+    assert (stochastic.objective_ - reference) / reference < 0.15  # measured 0.08 after 3 epochs
+
+
+def test_curvature_step_is_the_top_eigenvalue():
+    """1/L against numpy's 2-norm (an SVD), on tall and on wide data (where svmlib uses Lanczos)."""
+    from svmlib.primal import _curvature_step
+    rng = np.random.default_rng(0)
+    for n, d in ((300, 4), (40, 1200)):
+        X = rng.normal(size=(n, d)) + 0.5
+        lam = 1e-3
+        top = np.linalg.norm(np.c_[X, np.ones(n)], 2) ** 2 / n
+        assert _curvature_step(X, lam) == pytest.approx(1 / (lam + top), rel=1e-9)
+        per_sample = np.max(np.sum(X * X, axis=1)) + 1.0
+        assert _curvature_step(X, lam, batch_size=7) == pytest.approx(1 / (lam + per_sample), rel=1e-12)
+
+
+def test_bottou_step_has_the_pegasos_tail():
+    clf = PrimalSVC(step="bottou")
+    lam, eta0 = 1e-3, 0.5
+    t = np.array([1.0, 10.0, 1e6])
+    eta = np.array([clf._step_size(s, lam, eta0) for s in t])
+    assert eta[0] == pytest.approx(eta0 / (1 + eta0 * lam))
+    assert eta[-1] * lam * t[-1] == pytest.approx(1.0, rel=3e-3)  # 1/(lambda t) once t >> 1/(eta0 lambda) = 2000
