@@ -48,7 +48,7 @@ pdf: $(STAMP)
 	tools/install_tex.sh
 	$(PY) tools/check_notebooks_executed.py
 	$(NB_ENV) $(VENV)/bin/jupyter-book build . --builder pdflatex
-	$(PY) tools/check_pdf.py _build/latex --max-overfull-pt 85  # issue 24 asks 5 pt; measured: 12 boxes, 5 over 5 pt (81.9 pt: the solution of Exercise 5.4, an admonition taller than a page)
+	$(PY) tools/check_pdf.py _build/latex --max-overfull-pt 5  # issue 24; measured: 1 box, 2.4 pt (a word in projects.md's rubric table), after _config.yml's LaTeX preamble (framed.sty's page split, the index)
 	mkdir -p _build/html && cp _build/latex/svm-textbook.pdf _build/html/svm-textbook.pdf
 	@echo "The PDF is built: _build/latex/svm-textbook.pdf"
 
