@@ -26,8 +26,9 @@ section of the same notebook, a ``{ref}`` with its own text) stay roles.
 The numbers in a Lab form are literal, so the build checks them: after Sphinx has numbered everything,
 each Lab form's text must equal what the book prints for that reference, or the build warns (an error
 under ``-W``) and names the fix. ``python book/_ext/lab_references.py --fix`` rewrites every chapter into
-Lab form (roles too) from ``references.bib`` and the numbers of the last HTML build; ``--check`` (run by
-``make test``) fails if a chapter holds a role JupyterLab cannot render or a stale Lab form.
+Lab form (roles too) from ``references.bib`` and the numbers of the last HTML build (``--fix book/07_evidence.ipynb``:
+that chapter only); ``--check`` (run by ``make test``) fails if a chapter holds a role JupyterLab cannot render,
+a stale Lab form, or a figure link with no caption anchor to go to (see "Figure captions in JupyterLab").
 """
 
 from __future__ import annotations
@@ -585,8 +586,19 @@ def _fix_frontmatter(notebook, here, numbers=None):
 # A figure's caption and label live in its code cell's metadata (mystnb.figure), which JupyterLab does
 # not show. Each figure cell is therefore followed by a markdown cell with the caption, tagged
 # remove-cell (so the book, which prints the caption under the figure, leaves it out).
+#
+# The caption is also what a "[Fig. 7.1](#fig-ev-normaliser)" link in JupyterLab goes to: it holds an
+# empty HTML anchor named by the figure's label, "**Fig. 7.1** <a id="fig-ev-normaliser"></a>The ...".
+# JupyterLab's sanitizer turns the id into data-jupyter-id, which is exactly what its notebook looks up
+# for a URL fragment (Notebook.setFragment): a click on the link (the page's URL gets the fragment) and a
+# link from another chapter ("07_evidence.ipynb#fig-ev-platt", when that chapter is open) scroll the
+# caption into view. Measured in a real Lab (tests_browser/test_lab_figure_links.py): without the anchor
+# the click changes the URL and nothing moves. A MyST target "(fig-...)=" would also give jupyterlab-myst
+# a cross-reference, but only for links inside the same notebook (it sets an id, not data-jupyter-id)
+# and it would put MyST before "**Fig. ...**". The anchor comes after the number, so the caption still
+# starts with it, and the book never sees either (the cell is removed; the book's own figure has the id).
 CAPTION_KEY = "lab_caption"
-CAPTION = re.compile(r"^\*\*(?P<number>Fig\. [\w.]+)\*\* (?P<body>.*)$", re.S)
+CAPTION = re.compile(r'^\*\*(?P<number>Fig\. [\w.]+)\*\* (?:<a id="(?P<target>[^"<>]*)"></a>)?(?P<body>.*)$', re.S)
 
 
 def figure_of(cell):
@@ -599,10 +611,17 @@ def caption_label(cell):
     return cell["metadata"].get("svmlib", {}).get(CAPTION_KEY) if cell["cell_type"] == "markdown" else None
 
 
+def caption_anchor(label):
+    """The empty HTML anchor a caption cell holds, which JupyterLab's figure links scroll to."""
+    if not re.fullmatch(r"[A-Za-z][\w-]*", label):
+        raise LabFormError(f"figure label {label!r} cannot name an HTML anchor (letters, digits, - and _ only)")
+    return f'<a id="{label}"></a>'
+
+
 def caption_cell(label, number, caption_lab):
     return {"cell_type": "markdown", "id": f"lab-caption-{label}"[:64],
             "metadata": {"svmlib": {CAPTION_KEY: label}, "tags": ["remove-cell"]},
-            "source": f"**{number}** {caption_lab}".splitlines(keepends=True)}
+            "source": f"**{number}** {caption_anchor(label)}{caption_lab}".splitlines(keepends=True)}
 
 
 def _targets_only(text):
@@ -629,6 +648,46 @@ def caption_problems(notebook):
         elif caption_label(cell) and not (index and figure_of(cells[index - 1]) and
                                           figure_of(cells[index - 1])[0] == caption_label(cell)):
             problems.append(f"cell {index}: caption cell of {caption_label(cell)} follows no such figure")
+    return problems
+
+
+def caption_targets(notebook):
+    """Labels of the figures whose caption cell holds its anchor (what a JupyterLab link can go to)."""
+    targets = set()
+    for cell in notebook["cells"]:
+        match = CAPTION.match(_cell_source(cell)) if caption_label(cell) else None
+        if match and match.group("target") == caption_label(cell):
+            targets.add(match.group("target"))
+    return targets
+
+
+def figure_link_problems(notebook, here, book=None):
+    """Caption cells without their anchor, and "[Fig. N.M](file#label)" links whose target has none.
+
+    ``here`` is the notebook's docname; a link to another chapter is looked up in ``book`` (the folder of
+    the chapters). Without the anchor a figure link in JupyterLab changes the URL and goes nowhere.
+    """
+    book = BOOK if book is None else Path(book)
+    problems = []
+    for index, cell in enumerate(notebook["cells"]):
+        label = caption_label(cell)
+        match = CAPTION.match(_cell_source(cell)) if label else None
+        if match and match.group("target") != label:
+            problems.append(f"cell {index}: the caption of {label} has no anchor {caption_anchor(label)} "
+                            "for JupyterLab's figure links")
+    targets = {here: caption_targets(notebook)}
+    for index, cell in enumerate(notebook["cells"]):
+        if cell["cell_type"] != "markdown":
+            continue
+        for link in LINK.finditer(_cell_source(cell)):
+            if not link.group("text").startswith(("Fig.", "Figure")):
+                continue
+            stem = (link.group("file") or f"{here}.ipynb").removesuffix(".ipynb")
+            if stem not in targets:
+                path = book / f"{stem}.ipynb"
+                targets[stem] = caption_targets(json.loads(path.read_text(encoding="utf-8"))) if path.exists() else set()
+            if link.group("label") not in targets[stem]:
+                problems.append(f"cell {index}: {link.group(0)} goes to no figure caption of {stem}.ipynb")
     return problems
 
 
@@ -697,6 +756,7 @@ def check_notebook(path, refs=None):
             problems.append(f"{path.name} cell {index}: an unlabelled displayed equation ({equation!r}) would shift "
                             "JupyterLab's equation numbers off the book's")
     problems += [f"{path.name} {p}" for p in caption_problems(notebook)]
+    problems += [f"{path.name} {p}" for p in figure_link_problems(notebook, path.stem, path.parent)]
     problems += [f"{path.name}: {p}" for p in frontmatter_problems(notebook, path.stem)]
     try:
         if refresh_glue_values(notebook, path.name):
@@ -711,22 +771,25 @@ def main(argv=None):
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--check", action="store_true", help="fail if a chapter is not in Lab form")
     group.add_argument("--fix", action="store_true", help="rewrite the chapters into Lab form")
+    parser.add_argument("notebooks", nargs="*", type=Path,
+                        help="only these chapters (default: all of book/*.ipynb)")
     args = parser.parse_args(argv)
     if args.fix:
         numbers = read_numbers() if HTML.is_dir() else None
-        for path in chapters():
+        for path in [p.resolve() for p in args.notebooks] or chapters():
             if fix_notebook(path, numbers):
-                print(f"rewrote {path.relative_to(ROOT)}")
+                print(f"rewrote {path}")
         return 0
-    problems = [p for path in chapters() for p in check_notebook(path)]
+    checked = [p.resolve() for p in args.notebooks] or chapters()
+    problems = [p for path in checked for p in check_notebook(path)]
     for problem in problems:
         print(problem)
     if problems:
         print(f"{len(problems)} problem(s) of the chapters as JupyterLab shows them: python book/_ext/lab_references.py "
               "--fix (after make book) writes the Lab forms and the figure captions")
         return 1
-    print(f"lab references: {len(chapters())} chapters, every citation, cross-reference and figure caption readable "
-          "in JupyterLab")
+    print(f"lab references: {len(checked)} chapters, every citation, cross-reference and figure caption readable "
+          "in JupyterLab, every figure link goes to its caption")
     return 0
 
 
