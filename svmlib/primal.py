@@ -825,9 +825,9 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
         if tol is not None and not self.converged_:
             warnings.warn(
                 f"PrimalSVC did not converge in max_epochs={max_epochs} epochs: the relative "
-                f"duality gap is {self.duality_gap_:.2g} > tol={tol:g}. Use solver='newton' (a few "
-                "passes over the data, certified), increase max_epochs, use step='pegasos' with "
-                "full batches, or standardise X.",
+                f"duality gap is {self.duality_gap_:.2g} > tol={tol:g}. Standardise X (features on "
+                "very different scales stall every step rule), use solver='newton' (a few passes "
+                "over the data, certified), or increase max_epochs.",
                 ConvergenceWarning,
                 stacklevel=2,
             )
