@@ -256,7 +256,9 @@ def check_kernel_matrix(K, n_rows, n_cols=None, *, name="K", symmetric=False):
             "a kernel must return one row per first input and one column per second input."
         )
     if not np.all(np.isfinite(K)):
-        raise ValueError(f"{name} contains NaN or infinity; check the kernel and its parameters.")
+        raise ValueError(f"{name} contains NaN or infinity: the inputs or the kernel parameters are too large for "
+                         "double precision (an overflow), or the kernel is broken. Standardise X "
+                         "(sklearn.preprocessing.StandardScaler) or check the kernel and its parameters.")
     if symmetric and not _is_symmetric(K, rtol=1e-10, atol_scale=1e-12):
         raise ValueError(f"{name} must be symmetric (a Gram matrix K(X, X)).")
     return K

@@ -173,8 +173,10 @@ def test_mean_field_and_online_input_checks():
         gpc.solve_mean_field(np.ones((3, 2)), y, "naive")
     with pytest.raises(ValueError, match="one label per row of K"):
         gpc.solve_mean_field(K, y[:2], "naive")
-    with pytest.raises(ValueError, match="must be finite"):
+    with pytest.raises(ValueError, match="inf or NaN entries"):
         gpc.solve_mean_field(K * np.nan, y, "naive")
+    with pytest.raises(ValueError, match="y must be finite"):
+        gpc.solve_mean_field(K, y * np.nan, "naive")
     with pytest.raises(ValueError, match="labels -1/\\+1"):
         gpc.solve_mean_field(K, np.array([1.0, 0.0, 1.0]), "naive")
     with pytest.raises(ValueError, match="diagonal"):

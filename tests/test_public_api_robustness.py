@@ -746,3 +746,15 @@ def test_gpc_on_degenerate_scales_stays_finite(case, name):
         np.testing.assert_allclose(p.sum(axis=1), 1.0)
     if name == "SequentialGPC" and case != "huge length scale":
         assert any("skipped" in str(w.message) for w in caught)
+
+
+@pytest.mark.parametrize("name", ["SequentialGPC", "MeanFieldGPC"])
+def test_gpc_on_huge_scales_says_standardise(name):
+    # issue 26: a linear kernel on X * 1e200 overflows K; MeanFieldGPC said only "K and y must be finite"
+    import svmlib.gpc as gpc
+    from svmlib.datasets import make_blobs2d
+    from svmlib.kernels import Linear
+
+    X, y = make_blobs2d(40, separation=2.0, random_state=0)
+    with pytest.raises(ValueError, match=r"overflow.*Standardise X"):
+        getattr(gpc, name)(kernel=Linear()).fit(X * 1e200, y)

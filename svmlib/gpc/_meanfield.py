@@ -128,8 +128,12 @@ def _check_problem(K, y):
         raise ValueError(f"K must be a square training kernel matrix, got shape {K.shape}.")
     if y.shape != (K.shape[0],):
         raise ValueError(f"y must have one label per row of K ({K.shape[0]}), got shape {y.shape}.")
-    if not (np.all(np.isfinite(K)) and np.all(np.isfinite(y))):
-        raise ValueError("K and y must be finite; check the kernel parameters and the labels.")
+    if not np.all(np.isfinite(y)):
+        raise ValueError("y must be finite: labels -1/+1.")
+    if not np.all(np.isfinite(K)):
+        raise ValueError("The kernel matrix K has inf or NaN entries: the inputs or the kernel parameters are too "
+                         "large for double precision (an overflow). Standardise X "
+                         "(sklearn.preprocessing.StandardScaler) or check the kernel parameters.")
     if not np.all(np.abs(y) == 1):
         raise ValueError("y must hold labels -1/+1 (svmlib._validation.check_data maps any two labels).")
     if K.shape[0] == 0:
