@@ -67,11 +67,15 @@ def _rbf_cases():
     X2, Y2 = rng.normal(size=(5, 2)), rng.normal(size=(7, 2))
     X3 = rng.normal(size=(9, 3))
     x1 = np.linspace(-1.0, 1.0, 6)[:, None]
-    far = 1e4 + rng.normal(size=(6, 2))  # far from the origin: |x|^2 + |y|^2 - 2 x.y cancels badly
+    # far from the origin and close together: |x|^2 + |y|^2 - 2 x.y cancels to round-off (~1.5e-8 at |x|^2 = 1e8)
+    # while the true d^2 is ~1e-9. On a line each product x y is one correctly rounded multiplication, so the
+    # careless expansion goes negative at the same entries on every CPU and BLAS kernel (in 2-D the dot
+    # products' summation order and FMA use differ between kernels, and on some it stayed >= 0).
+    far = 1e4 + 3e-5 * rng.normal(size=(6, 1))
     return [("X (5, 2) against Y (7, 2), l = 0.7", X2, Y2, 0.7),
             ("X (9, 3) against itself, l = 2", X3, X3, 2.0),
             ("1-D inputs (6, 1), l = 0.3", x1, x1, 0.3),
-            ("points near (1e4, 1e4), l = 1", far, far, 1.0)]
+            ("points near 1e4 on a line, l = 1", far, far, 1.0)]
 
 
 def check_rbf_gram(rbf_gram):
