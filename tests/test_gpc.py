@@ -350,7 +350,43 @@ def test_estimator_conventions_and_labels():
     np.testing.assert_allclose(clf.latent_mean(X), RBF(l=1.0)(X) @ clf.coef_)
     assert clone(clf).get_params()["method"] == "ensemble"
     seq = SequentialGPC(Polynomial(p=2), random_state=3).fit(X, y)
-    assert seq.n_iter_ == 30 and len(seq.coef_) == 30
+    assert seq.n_iter_ == 30 and len(seq.coef_) + seq.n_projected_ == 30
+
+
+def test_degenerate_inputs_project_onto_one_basis_example_and_finite_rank_keeps_the_plain_update():
+    # Csato & Opper's sparse update: an example with no new direction (novelty at round-off) is projected onto
+    # a well-conditioned basis; on X * 1e-8, constant X or RBF(l=1e6) the basis stays at one example, so the
+    # result no longer depends on the round-off of an ill-conditioned 17-example basis (it did: other BLAS
+    # kernels gave probabilities of exactly 1 there)
+    from svmlib.gpc._likelihood import D, dD, log_Phi
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    for K in (RBF(l=1.0)(X * 1e-8), RBF(l=1.0)(np.ones_like(X)), RBF(l=1e6)(X)):
+        state = online_sweep(K, y)
+        assert len(state.basis) == 1 and state.n_projected + state.n_skipped == 39
+    # a cubic kernel in 5 inputs has rank C(8, 3) = 56 < 80: its basis Gram matrix is ill-conditioned, K_B^{-1} k
+    # would carry its round-off (2e-5 in the mean, measured), so no projection: bit for bit the plain sweep
+    crabs = load_crabs("sex")
+    Xc, yc = crabs.X[:80], crabs.y[:80]
+    K = Polynomial(p=3, c0=1.0)(Xc)
+    alpha, R, log_Z = np.zeros(0), np.zeros((0, 0)), 0.0
+    for t in range(len(yc)):  # eq. (8.17), written out
+        k = K[t, :t]
+        Rk = R @ k
+        s2 = K[t, t] + k @ Rk
+        z = yc[t] * (k @ alpha) / np.sqrt(s2)
+        s = np.r_[Rk, 1.0]
+        Dz = D(z)
+        alpha = np.r_[alpha, 0.0] + yc[t] * Dz / np.sqrt(s2) * s
+        R = np.pad(R, ((0, 1), (0, 1))) + dD(z, Dz) / s2 * np.outer(s, s)
+        log_Z += float(log_Phi(z))
+    state = online_sweep(K, yc)
+    assert state.n_projected == 0 and len(state.basis) == 80
+    np.testing.assert_array_equal(state.alpha, alpha)
+    np.testing.assert_array_equal(state.C, R)
+    assert state.log_evidence == pytest.approx(log_Z, rel=1e-12)
 
 
 @pytest.mark.parametrize(

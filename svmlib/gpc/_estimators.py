@@ -257,6 +257,12 @@ class SequentialGPC(_GPCBase):
     n_skipped_ : int
         presentations skipped because the predictive variance there was at
         round-off level (warned)
+    n_projected_ : int
+        presentations projected onto a well-conditioned basis instead of adding
+        a row, because the example's kernel function is (to round-off) a
+        combination of the basis functions (constant or near-collinear inputs,
+        a very long length scale): what keeps ``coef_`` and ``C_`` from becoming
+        an ill-conditioned representation whose round-off decides the predictions
     converged_ : bool
         always True (a fixed number of updates, nothing to converge)
 
@@ -267,8 +273,8 @@ class SequentialGPC(_GPCBase):
     >>> X, y = make_demo_problem(20, random_state=0)
     >>> from svmlib.gpc import SequentialGPC
     >>> clf = SequentialGPC(random_state=0).fit(X, y)
-    >>> print(f'{clf.score(X, y):.2f}', clf.coef_.shape)
-    0.90 (20,)
+    >>> print(f'{clf.score(X, y):.2f}', clf.coef_.shape, clf.n_projected_)  # quadratic kernel in 2 inputs: rank 6
+    0.90 (6,) 14
     """
 
     def __init__(self, kernel=None, noise_var=0.0, n_sweeps=1, shuffle=True, random_state=None):
@@ -302,6 +308,7 @@ class SequentialGPC(_GPCBase):
         self.log_evidence_ = state.log_evidence
         self.n_iter_, self.converged_ = state.n_presented, True
         self.n_skipped_ = state.n_skipped
+        self.n_projected_ = state.n_projected
         if state.n_skipped:
             warnings.warn(
                 f"SequentialGPC skipped {state.n_skipped} of {state.n_presented} presentations: the kernel "

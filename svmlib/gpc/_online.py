@@ -17,6 +17,22 @@ No matrix is inverted and nothing is optimised. ``ln Z_ADF = sum_t ln Phi(z_t)``
 (pre-update ``z_t``) approximates the evidence. Reusing an example already in
 the basis uses ``s = C k + e_i`` (no new row): a heuristic (the examples are no
 longer independent) that lowers training error and makes the mean over-confident.
+
+An example whose kernel function is (to round-off) a combination of the basis
+functions already held, i.e. whose *novelty* ``gamma = K(x, x) - k^T K_B^{-1} k``
+is below ``1e-8 K(x, x)`` (a duplicate input without noise, constant or nearly
+collinear inputs, a very long length scale), adds no new direction: a new row
+would only make ``alpha`` and ``C`` the ill-conditioned representation of the
+same function (entries of 1e7 whose cancellations carry round-off into the
+predictions, differently on every CPU). Csato & Opper's sparse update projects
+it onto the basis instead: ``s = C k + K_B^{-1} k`` and no new row. ``K_B`` is
+kept as a Cholesky factor, grown by one row per basis example. The projection
+needs ``K_B^{-1} k`` accurately, so it is used only while the factor's diagonal
+spans less than a factor 100 (``cond(K_B)`` about 1e4 or less: the degenerate
+inputs above, where the basis stays at one or a few examples); once ``K_B`` is
+ill-conditioned (e.g. a polynomial kernel whose basis has reached the kernel's
+finite rank) every example adds a row as in the plain update, which inverts
+nothing and stays accurate.
 """
 
 from __future__ import annotations
@@ -24,6 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.linalg
 
 from .._threads import single_threaded
 from .._validation import check_kernel_matrix, check_pm_labels, check_positive_int
@@ -36,6 +53,12 @@ __all__ = ["OnlineState", "online_sweep"]
 #: whose variance was round-off through: on X * 1e-8, constant X or RBF(l=1e6) the updates
 #: q ~ 1 / sqrt(s2) then grew the decision values to 1e146 (issue 26); at 1e-8 they stay O(1).
 _RELATIVE_VARIANCE_FLOOR = 1e-8
+#: An example whose novelty K(x, x) - k^T K_B^{-1} k is below this fraction of K(x, x) is projected
+#: onto the basis (Csato & Opper's sparse update) instead of adding a row: 1e-8 keeps the basis
+#: Gram matrix's condition number below ~1e8 t, so alpha and C carry no more than ~1e-8 round-off.
+_RELATIVE_NOVELTY_FLOOR = 1e-8
+#: Projection only while max/min of the Cholesky diagonal of K_B is below this (cond(K_B) ~ its square).
+_PROJECTION_MAX_DIAGONAL_RATIO = 100.0
 #: Rows of ``C`` updated per block by :func:`_rank_one_update` (its work buffer holds this many rows).
 _UPDATE_BLOCK = 256
 
@@ -77,12 +100,15 @@ class OnlineState:
     n_skipped : int
         presentations skipped because the predictive variance at the
         example was at round-off level (its value already fixed)
+    n_projected : int
+        presentations projected onto the basis (Csato & Opper's sparse update)
+        because the example's novelty was at round-off level
     train_errors, test_errors : list of int
         Errors after each presentation (only if ``track=True`` was asked for).
 
     Parameters
     ----------
-    basis, alpha, C, log_evidence, n_presented, train_errors, test_errors, z, snapshots, n_skipped
+    basis, alpha, C, log_evidence, n_presented, train_errors, test_errors, z, snapshots, n_skipped, n_projected
         The fields below (a record returned by :func:`online_sweep`).
 
     Examples
@@ -107,6 +133,7 @@ class OnlineState:
     z: list = field(default_factory=list)
     snapshots: dict = field(default_factory=dict)
     n_skipped: int = 0
+    n_projected: int = 0
 
 
 @single_threaded  # a t x t matrix-vector product per example: 2-threaded BLAS made it 3-4x slower here
@@ -170,9 +197,12 @@ def online_sweep(K_train, y, *, n_sweeps=1, order=None, K_eval=None, y_eval=None
 
     alpha = np.zeros(n)
     C = np.zeros((n, n))
+    chol = np.zeros((n, n))  # lower Cholesky factor of K_B = K_train[basis, basis], grown row by row
+    chol_ok = True  # False once K_B is too ill-conditioned to factor or to project onto
     work = np.empty(min(n, _UPDATE_BLOCK) * n)  # buffer of _rank_one_update
     basis = np.empty(n, dtype=int)
     position = -np.ones(n, dtype=int)  # position of a training index in the basis
+    seen = np.zeros(n, dtype=bool)
     t = 0
     log_Z = 0.0
     state = OnlineState(basis, alpha, C, 0.0, 0)
@@ -180,7 +210,9 @@ def online_sweep(K_train, y, *, n_sweeps=1, order=None, K_eval=None, y_eval=None
         state.snapshots[0] = (basis[:0].copy(), alpha[:0].copy())
     for sweep in range(n_sweeps):
         for i in order:
-            new = position[i] < 0
+            new = position[i] < 0  # not in the basis (never presented, skipped or projected)
+            first = not seen[i]  # ln Z_ADF counts each example once (the first sweep)
+            seen[i] = True
             k = K_train[i, basis[:t]]
             Ck = C[:t, :t] @ k
             mean = k @ alpha[:t]
@@ -196,7 +228,7 @@ def online_sweep(K_train, y, *, n_sweeps=1, order=None, K_eval=None, y_eval=None
                 # evidence factor Phi(z) uses the floor variance: ~1 if f(x_i) already has the
                 # right sign, tiny if the data contradict each other
                 z = y[i] * mean / np.sqrt(floor)
-                if new:
+                if first:
                     log_Z += float(log_Phi(z))
                 state.n_skipped += 1
                 state.n_presented += 1
@@ -214,11 +246,27 @@ def online_sweep(K_train, y, *, n_sweeps=1, order=None, K_eval=None, y_eval=None
             Dz = D(z)
             q = y[i] * Dz / np.sqrt(s2)
             r = dD(z, Dz) / s2
-            if new:
-                s = np.r_[Ck, 1.0]
-                basis[t], position[i] = i, t
-                t += 1
+            if first:
                 log_Z += float(log_Phi(z))
+            if new:
+                project, v, novelty = False, k, K_train[i, i]
+                if chol_ok and t:
+                    # novelty of x_i: the part of K(., x_i) outside the span of the basis functions
+                    v = scipy.linalg.solve_triangular(chol[:t, :t], k, lower=True, check_finite=False)
+                    novelty = K_train[i, i] - v @ v
+                    project = novelty <= _RELATIVE_NOVELTY_FLOOR * K_train[i, i]
+                if project:  # projected onto the basis: s = C k + K_B^{-1} k, no new row
+                    s = Ck + scipy.linalg.solve_triangular(chol[:t, :t], v, lower=True, trans="T",
+                                                           check_finite=False)
+                    state.n_projected += 1
+                else:
+                    s = np.r_[Ck, 1.0]
+                    if chol_ok:
+                        chol[t, :t], chol[t, t] = v, np.sqrt(max(novelty, 0.0))
+                        diagonal = np.diag(chol)[:t + 1]
+                        chol_ok = diagonal.min() * _PROJECTION_MAX_DIAGONAL_RATIO > diagonal.max()
+                    basis[t], position[i] = i, t
+                    t += 1
             else:
                 s = Ck
                 s[position[i]] += 1.0
