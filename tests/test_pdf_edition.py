@@ -122,3 +122,11 @@ def test_pdf_check_reads_overfull_boxes():
     assert [(k, round(pt, 2)) for k, pt, _ in boxes] == [("h", 39.87), ("v", 18.61), ("h", 3.30)]
     assert boxes[0][2] == "detected at line 13621"
     assert [pt for _, pt, _ in boxes if pt > 5.0] == [39.87184, 18.60788]  # the 5 pt limit of issue 24
+
+
+def test_pdf_check_finds_a_preamble_patch_that_did_not_apply():
+    # _config.yml's preamble patches framed.sty (split depth) and Sphinx's admonition title row; a TeX Live or
+    # Sphinx update can make a patch miss, and then the overfull boxes come back: the check names it
+    log = "Package svm-textbook Warning: could not patch the admonition title row.\n"
+    assert check_pdf.problems_in_log(log) == [log.strip()]
+    assert check_pdf.problems_in_log("Package hyperref Warning: Token not allowed.\n") == []
