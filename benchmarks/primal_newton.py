@@ -9,7 +9,10 @@ one more weight on a constant feature, as liblinear's ``intercept_scaling=1`` tr
 Printed per N: wall time of each fit and their ratio (target: <= 1 at N = 100,000, <= 2 at
 N = 10,000), each solution's J and the relative difference (target: ours within 1e-3 of
 liblinear's optimum), PrimalSVC's certified relative duality gap, and the machine's load
-average (the machine is shared; ratios in one run are what compare).
+average (the machine is shared; ratios in one run are what compare). Then the chapter's
+subgradient descent, 200 full-batch epochs, with the default step ('bottou') and with
+Pegasos' 1/(lambda t): largest J / J(0) (the blow-up of issue 26; 'bottou' stays at 1) and
+the best J against liblinear's.
 
     .venv/bin/python benchmarks/primal_newton.py [--sizes 10000 100000]
 """
@@ -57,6 +60,17 @@ def main():
               f"({'did not converge' if caught else 'converged'}); time ratio {t_ours / t_lib:.3f}")
         print(f"    J ours {J_ours:.4f}, J liblinear {J_lib:.4f}, (J_ours - J_lib) / J_lib = "
               f"{(J_ours - J_lib) / J_lib:+.2e}; train accuracy {ours.score(X, y):.4f} / {lib.score(X, y):.4f}")
+        # the chapter's subgradient descent on the same problem, 200 full-batch epochs: the default step
+        # ('bottou') against Pegasos' 1/(lambda t), whose first step C N blew J up (issue 26)
+        for step in ("bottou", "pegasos"):
+            with threadpool_limits(1, "blas"):
+                t0 = time.perf_counter()
+                sub = PrimalSVC(C=1.0, solver="subgradient", step=step, bias="augmented", max_epochs=200,
+                                tol=None).fit(X, y)
+                t_sub = time.perf_counter() - t0
+            print(f"    subgradient step={step!r:9s} 200 epochs {t_sub:6.2f} s (time ratio {t_sub / t_lib:.3f}): "
+                  f"largest J / J(0) {sub.objective_history_.max() / sub.objective_history_[0]:8.1f}, "
+                  f"best J {sub.objective_:.4f}, (J - J_lib) / J_lib = {(sub.objective_ - J_lib) / J_lib:+.2e}")
     print(f"load average after: {os.getloadavg()}")
 
 
