@@ -167,3 +167,12 @@ def all_markdown_rendered(driver):
 def notebook_text(driver):
     """The text a reader sees in the notebook panel (visible elements only)."""
     return driver.find_element(By.CSS_SELECTOR, ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook").text
+
+
+def shut_down_kernels(server):
+    """Stop every kernel of ``server`` (Lab starts one per opened notebook; a dozen idle ones slow the machine)."""
+    with urllib.request.urlopen(f"{server.url}/api/kernels", timeout=10) as answer:
+        kernels = json.load(answer)
+    for kernel in kernels:
+        request = urllib.request.Request(f"{server.url}/api/kernels/{kernel['id']}", method="DELETE")
+        urllib.request.urlopen(request, timeout=10).close()

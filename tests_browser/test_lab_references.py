@@ -15,14 +15,13 @@ import json
 import re
 import shutil
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("selenium")
 
-from labsession import LabServer, chrome, notebook_text, open_notebook  # noqa: E402
+from labsession import LabServer, chrome, notebook_text, open_notebook, shut_down_kernels  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "_build" / "screenshots"
@@ -104,7 +103,7 @@ def test_chapter_reads_cleanly_in_jupyterlab(lab, chapter):
         time.sleep(0.5)
         SHOTS.mkdir(parents=True, exist_ok=True)
         driver.save_screenshot(str(SHOTS / "lab_figure_caption.png"))
-    _shut_down_kernels(server)  # twelve idle kernels would slow the machine down
+    shut_down_kernels(server)  # twelve idle kernels would slow the machine down
 
 
 def _glue_keys(notebook):
@@ -118,14 +117,7 @@ def _captions(path):
     words = []
     for cell in notebook["cells"]:
         if cell["metadata"].get("svmlib", {}).get("lab_caption"):
-            source = "".join(cell["source"])
+            source = re.sub(r'<a id="[^"]*"></a>', "", "".join(cell["source"]))  # the figure links' anchor
             words.append(source.split("** ", 1)[1].split("$")[0].split("{")[0].split("[")[0].strip()[:40])
     return [w for w in words if len(w) > 8]
 
-
-def _shut_down_kernels(server):
-    with urllib.request.urlopen(f"{server.url}/api/kernels", timeout=10) as answer:
-        kernels = json.load(answer)
-    for kernel in kernels:
-        request = urllib.request.Request(f"{server.url}/api/kernels/{kernel['id']}", method="DELETE")
-        urllib.request.urlopen(request, timeout=10).close()
