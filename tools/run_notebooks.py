@@ -142,6 +142,8 @@ def _canonical_widget_ids(nb):
 
 def normalise(nb):
     """Strip everything that changes between runs without changing meaning."""
+    # the kernel's Python patch version (3.11.7 here, 3.12.1 or 3.13.0 elsewhere) is the reader's, not the chapter's
+    nb.metadata.get("language_info", {}).pop("version", None)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
         cell.metadata.pop("collapsed", None)
