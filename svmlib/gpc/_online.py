@@ -29,7 +29,8 @@ it onto the basis instead: ``s = C k + K_B^{-1} k`` and no new row. ``K_B`` is
 kept as a Cholesky factor, grown by one row per basis example. The projection
 needs ``K_B^{-1} k`` accurately, so it is used only while the factor's diagonal
 spans less than a factor 100 (``cond(K_B)`` about 1e4 or less: the degenerate
-inputs above, where the basis stays at one or a few examples); once ``K_B`` is
+inputs above, where the basis stays at one or a few examples) and the basis
+holds at most 64 examples (its upkeep would otherwise double a sweep's time); once ``K_B`` is
 ill-conditioned (e.g. a polynomial kernel whose basis has reached the kernel's
 finite rank) every example adds a row as in the plain update, which inverts
 nothing and stays accurate.
@@ -59,6 +60,9 @@ _RELATIVE_VARIANCE_FLOOR = 1e-8
 _RELATIVE_NOVELTY_FLOOR = 1e-8
 #: Projection only while max/min of the Cholesky diagonal of K_B is below this (cond(K_B) ~ its square).
 _PROJECTION_MAX_DIAGONAL_RATIO = 100.0
+#: ... and while the basis holds at most this many examples: the degenerate inputs keep it at one or a few,
+#: and beyond it the factor's upkeep (a triangular solve per new example) would double an ordinary sweep's time.
+_PROJECTION_MAX_BASIS = 64
 #: Rows of ``C`` updated per block by :func:`_rank_one_update` (its work buffer holds this many rows).
 _UPDATE_BLOCK = 256
 
@@ -197,7 +201,7 @@ def online_sweep(K_train, y, *, n_sweeps=1, order=None, K_eval=None, y_eval=None
 
     alpha = np.zeros(n)
     C = np.zeros((n, n))
-    chol = np.zeros((n, n))  # lower Cholesky factor of K_B = K_train[basis, basis], grown row by row
+    chol = np.zeros((min(n, _PROJECTION_MAX_BASIS),) * 2)  # lower Cholesky factor of K_B, grown row by row
     chol_ok = True  # False once K_B is too ill-conditioned to factor or to project onto
     work = np.empty(min(n, _UPDATE_BLOCK) * n)  # buffer of _rank_one_update
     basis = np.empty(n, dtype=int)
@@ -261,6 +265,7 @@ def online_sweep(K_train, y, *, n_sweeps=1, order=None, K_eval=None, y_eval=None
                     state.n_projected += 1
                 else:
                     s = np.r_[Ck, 1.0]
+                    chol_ok = chol_ok and t < len(chol)
                     if chol_ok:
                         chol[t, :t], chol[t, t] = v, np.sqrt(max(novelty, 0.0))
                         diagonal = np.diag(chol)[:t + 1]
