@@ -20,7 +20,8 @@ MIN_VENV   := .venv-min
 LIB_TESTS  := tests svmlib --doctest-modules -p no:cacheprovider --ignore=tests/test_lab_references.py \
 	--ignore=tests/test_pdf_edition.py --ignore=tests/test_prose_numbers.py --ignore=tests/test_student_copies.py \
 	--ignore=tests/test_tools.py --ignore=tests/test_wheel_install.py --ignore=tests/test_output_check.py \
-	--ignore=tests/test_environments.py --ignore=tests/test_book_numbers.py --ignore=tests/test_notation.py
+	--ignore=tests/test_environments.py --ignore=tests/test_book_numbers.py --ignore=tests/test_notation.py \
+	--ignore=tests/test_glossary_links.py
 
 .PHONY: book test test-hosted install pytest notebooks check-notebooks check-notebooks-baseline nbval student browser-check benchmarks widget-tables pdf clean test-min
 
