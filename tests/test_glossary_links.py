@@ -60,3 +60,12 @@ def test_a_use_inside_an_index_role_keeps_its_index_entry(tmp_path):
 def test_a_longer_term_is_not_a_use_of_the_shorter(tmp_path):
     path = _notebook(tmp_path, "The [RBF kernel](glossary.md#term-RBF-kernel) is smooth.")
     assert unlinked(path) == []
+
+
+def test_a_use_broken_over_two_lines_becomes_a_one_line_link(tmp_path):
+    path = _notebook(tmp_path, "By the implicit function\ntheorem it follows.")
+    assert fix(path) == ["implicit-function theorem"]
+    source = json.loads(path.read_text())["cells"][0]["source"]
+    text = source if isinstance(source, str) else "".join(source)
+    assert "[implicit function theorem](glossary.md#term-implicit-function-theorem)" in text
+    assert unlinked(path) == []

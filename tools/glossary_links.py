@@ -143,8 +143,10 @@ def _link(source, start, end, target):
                 raise ValueError(f"cannot carry the index entry of {role.group()!r}: no word before it")
             entry = role["entry"] or role["text"]
             carried = "{index}`%s <%s>`%s" % (before["word"], entry, before["space"])
-            return f"{source[:before.start()]}{carried}[{role['text']}]({target}){source[role.end():]}"
-    return f"{source[:start]}[{source[start:end]}]({target}){source[end:]}"
+            text = re.sub(r"\s+", " ", role["text"])
+            return f"{source[:before.start()]}{carried}[{text}]({target}){source[role.end():]}"
+    text = re.sub(r"\s+", " ", source[start:end])  # a Lab-form link is one line (lab_references.TERM_LINK)
+    return f"{source[:start]}[{text}]({target}){source[end:]}"
 
 
 def fix(path):
