@@ -69,3 +69,12 @@ def test_a_use_broken_over_two_lines_becomes_a_one_line_link(tmp_path):
     text = source if isinstance(source, str) else "".join(source)
     assert "[implicit function theorem](glossary.md#term-implicit-function-theorem)" in text
     assert unlinked(path) == []
+
+
+def test_a_term_is_checked_only_in_the_chapters_where_it_has_its_meaning(tmp_path):
+    text = "The tilted distribution's normaliser is closed-form."
+    path = _notebook(tmp_path, text)  # 99_x: not a chapter of the evidence normaliser
+    assert unlinked(path) == []
+    evidence = tmp_path / "07_evidence.ipynb"
+    evidence.write_text(path.read_text(), encoding="utf-8")
+    assert [term for term, _ in unlinked(evidence)] == ["normaliser"]

@@ -29,12 +29,20 @@ CHAPTERS = sorted(BOOK.glob("[0-9][0-9]_*.ipynb")) + [BOOK / "appendix_toolkit.i
 #: term -> a pattern of phrases in which the term's words mean something else (they are not uses)
 OTHER_MEANINGS = {
     # an estimator's systematic error, not the offset b of the decision function
-    "bias": r"selection bias|(?:but|is|not) a bias\b|biased|unbiased|(?:size|sign) of the bias",
+    "bias": r"selection bias|(?:but|is|not) a bias\b|biased|unbiased|(?:size|sign) of the bias"
+            r"|the bias could be (?:larger|smaller)",
     # the names of the methods: a support vector is a training point, a support vector machine the classifier
     "support vector": r"support\s+vector\s+(?:machines?|regression|classifiers?)|least-squares\s+support\s+vector",
     # other methods and bounds whose names contain a term
     "kernel": r"kernel ridge regression",
     "evidence": r"evidence lower bound",
+}
+
+#: term -> the chapters in which its word carries the glossary's meaning (elsewhere it means something else)
+TERM_SCOPE = {
+    # the glossary's normaliser is the evidence chapter's <N^n>; elsewhere a normaliser is any normalising
+    # constant (of a tilted distribution in chapter 8, of the replicated model in chapter 9, in the toolkit)
+    "normaliser": ("06_gp_prior", "07_evidence"),
 }
 
 # spans that are not running text (replaced by filler of the same length, so positions stay the raw text's)
@@ -87,9 +95,12 @@ def markdown_cells(notebook):
             if c["cell_type"] == "markdown" and "remove-cell" not in c.get("metadata", {}).get("tags", [])]
 
 
-def first_uses(notebook):
-    """term -> (cell index, start, end, linked) of the term's first use or link in the notebook's prose."""
-    result = {}
+def first_uses(notebook, stem=None):
+    """term -> (cell index, start, end, linked) of the term's first use or link in the notebook's prose.
+
+    ``stem`` (the notebook's file stem) leaves out the terms ``TERM_SCOPE`` does not give this chapter.
+    """
+    result = {term: None for term, stems in TERM_SCOPE.items() if stem is not None and stem not in stems}
     for index, source in markdown_cells(notebook):
         links = {m.start(): m["anchor"] for m in TERM_LINK.finditer(source)}
         masked = _mask(source, TERM_LINK)
@@ -111,7 +122,7 @@ def first_uses(notebook):
                 result[term] = (index, link, link, True)
             elif use is not None:
                 result[term] = (index, use.start(), use.end(), False)
-    return result
+    return {term: use for term, use in result.items() if use is not None}
 
 
 def unlinked(path):
@@ -119,7 +130,7 @@ def unlinked(path):
     notebook = json.loads(Path(path).read_text(encoding="utf-8"))
     sources = dict(markdown_cells(notebook))
     found = []
-    for term, (index, start, end, linked) in first_uses(notebook).items():
+    for term, (index, start, end, linked) in first_uses(notebook, Path(path).stem).items():
         if not linked:
             context = re.sub(r"\s+", " ", sources[index][max(0, start - 50):end + 30])
             found.append((term, context))
@@ -158,7 +169,7 @@ def fix(path):
     path = Path(path)
     notebook = nbformat.read(path, as_version=nbformat.NO_CONVERT)
     edits = sorted(((index, start, end, term) for term, (index, start, end, linked)
-                    in first_uses(notebook).items() if not linked), reverse=True)
+                    in first_uses(notebook, path.stem).items() if not linked), reverse=True)
     for index, start, end, term in edits:
         cell = notebook["cells"][index]
         cell["source"] = _link(cell["source"], start, end, f"glossary.md#{term_anchor(term)}")
