@@ -1,0 +1,59 @@
+"""Issue 25, second read of chapters 6-7: claims of the captions checked against the drawing code."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from svmlib.plotting.probabilistic import draw_prior_sample, draw_sollich_fig1
+from svmlib.probabilistic import class_probability
+from svmlib.widgets.probabilistic import prior_sample_state
+
+
+def _probability_images(fig):
+    return [im for ax in fig.axes for im in ax.images]
+
+
+def test_fig_6_2_and_the_explorer_draw_plus_one_black_and_minus_one_white():
+    # Issue 25: Fig. 6.2 drew +1 black and the explorer +1 white; both must map P(y=+1|x) the same way.
+    m = 6
+    theta = np.linspace(-3, 3, m * m)
+    fig1 = plt.figure()
+    draw_sollich_fig1(fig1, [{"theta": theta, "theta_b": theta, "title": "", "title_b": ""}], C=2.0)
+    fig2 = plt.figure()
+    draw_prior_sample(fig2, {"theta": theta, "C": 2.0, "m": m, "gap_share": 0.0})
+    images = _probability_images(fig1) + _probability_images(fig2)[1:]  # the explorer's first image is theta
+    assert len(images) == 3
+    for im in images:
+        np.testing.assert_allclose(im.to_rgba(1.0)[:3], 0.0, atol=1e-12)  # P = 1 (label +1): black
+        np.testing.assert_allclose(im.to_rgba(0.0)[:3], 1.0, atol=1e-12)  # P = 0 (label -1): white
+        # the drawn array is the class probability itself, not theta or 1 - P
+        np.testing.assert_allclose(np.asarray(im.get_array()).ravel(), class_probability(theta, 2.0), atol=0)
+    plt.close(fig1)
+    plt.close(fig2)
+
+
+def test_the_explorers_default_sample_is_drawn_in_the_same_colours():
+    state = prior_sample_state()
+    fig = plt.figure()
+    draw_prior_sample(fig, state)
+    im = _probability_images(fig)[1]
+    top = np.argmax(state["theta"])  # the largest theta: P(y=+1|x) close to 1, so a dark cell
+    assert np.asarray(im.get_array()).ravel()[top] > 0.99
+    assert np.max(im.to_rgba(np.asarray(im.get_array()).ravel()[top])[:3]) < 0.05
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("C", [0.5, 1.0, 2.0, 5.0])
+def test_grey_in_the_probability_map_is_the_middle_of_the_gap(C):
+    # Fig. 6.2's caption: 0.1 < P < 0.9 exactly where |theta| < ln(9) / (2C), inside the gap |theta| < 1 when
+    # C > ln(9) / 2 = 1.10 (P = sigma(2 C theta) there, eq. (6.14)); outside the gap P is beyond sigma(2C).
+    theta = np.linspace(-6, 6, 120001)
+    grey = np.abs(class_probability(theta, C) - 0.5) < 0.4
+    edge = np.log(9) / (2 * C)
+    if edge < 1:
+        assert abs(np.abs(theta[grey]).max() - edge) < 1e-4
+    else:  # small C: the grey band reaches beyond the gap, where P = sigma(C (1 + |theta|)) for theta > 1
+        assert np.abs(theta[grey]).max() == pytest.approx(np.log(9) / C - 1, abs=1e-4)
