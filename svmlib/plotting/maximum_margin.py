@@ -106,10 +106,12 @@ def draw_margin(fig, state):
     axp.plot([state["angle"] % 360.0], [gamma], "o", color="black", ms=7, label="your line")
     axp.set_xlim(angles[0], angles[-1])
     axp.set_xticks(np.arange(angles[0], angles[-1] + 1.0, 90.0))  # quarter turns; few ticks draw faster
-    fixed_ticks(axp, ylim=(max(profile.min(), -2 * sol.margin), 1.35 * sol.margin))
+    # no margin exceeds the maximum: the band above it holds the legend, which so covers neither the
+    # profile nor the reader's dot (the dot is on or below the profile; at "lower center" it hid both)
+    fixed_ticks(axp, ylim=(max(profile.min(), -2 * sol.margin), 2.4 * sol.margin))
     axp.set_xlabel(r"angle $\varphi$ of the normal $w$ (degrees)")
     axp.set_ylabel(r"geometric margin $\gamma$")
-    axp.legend(loc="lower center", fontsize=9)
+    axp.legend(loc="upper center", fontsize=9)
     return ax, axp
 
 
@@ -126,7 +128,7 @@ def draw_margin_scan(ax, angles, margins):
                     label="no separating line")
     k = int(np.argmax(margins))
     ax.plot(angles[k], margins[k], "o", color=MAX_MARGIN_COLOR, ms=7,
-            label=rf"maximum $\gamma$ = {margins[k]:.3f} at $\varphi$ = {angles[k]:.1f}°")
+            label=rf"scan maximum $\gamma$ = {margins[k]:.3f} at $\varphi$ = {angles[k]:.2f}°")
     ax.set_xlim(0.0, 360.0)
     ax.set_xticks(np.arange(0, 361, 60))
     ax.set_ylim(max(-2.0, margins.min() - 0.1), margins.max() + 0.5)
