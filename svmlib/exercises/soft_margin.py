@@ -59,7 +59,7 @@ def check_slacks(xi):
 
 
 def check_subgradient(g, C=SLACK_C):
-    r"""Check a subgradient ``g = (g_w1, g_w2, g_b)`` of the primal objective (eq. soft-primal-hinge)
+    r"""Check a subgradient ``g = (g_w1, g_w2, g_b)`` of the primal objective (eq. :eq:`(2.3) <primal-objective>`)
     at ``w = SLACK_W``, ``b = SLACK_B`` on the five points.
 
     Point 1 sits exactly on the margin (t = 1), where the hinge has a kink: every vector
@@ -119,7 +119,8 @@ def check_pegasos(pegasos):
 
     The function is called on seeded problems and its last iterate is compared with
     :class:`svmlib.primal.PrimalSVC` (``step='pegasos'``, full batches) after the same number of steps.
-    Typical mistakes (no projection, a regularised bias, the subgradient of J instead of F) are named.
+    Two typical mistakes (no projection, a regularised bias) are named; otherwise both iterates are printed
+    with a reminder of the step size and of the subgradient of F (a mean over the points, not J's C-weighted sum).
     """
     if not callable(pegasos):
         return Feedback(False, "Pass your function itself, e.g. check_pegasos(pegasos), not its result.")
