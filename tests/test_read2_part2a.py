@@ -1,4 +1,4 @@
-"""Issue 25, second read of chapters 6-7: claims of the captions checked against the drawing code."""
+"""Issue 25, second read of the GP-prior and evidence chapters: caption claims checked against the drawing code."""
 
 import matplotlib
 
