@@ -14,7 +14,8 @@ __all__ = ["check_n1_log_evidence", "check_laplace_evidence", "laplace_cases"]
 
 
 def check_n1_log_evidence(K, C, answer):
-    """Exercise ex-evidence-1: ln Q_naive for one training point with prior variance K and penalty C."""
+    """Exercise 7.1 (``ex-evidence-1``) of :ref:`Chapter 7 <ch-evidence>`: ln Q_naive for one training
+    point with prior variance K and penalty C."""
     value = as_number(answer)
     if value is None:
         return Feedback(False, f"Give one number, ln Q_naive; got {answer!r}.")

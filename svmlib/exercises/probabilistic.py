@@ -11,7 +11,8 @@ __all__ = ["check_dont_know_at_zero", "check_normalised_likelihood"]
 
 
 def check_dont_know_at_zero(C, answer):
-    """Exercise ex-gp-prior-1: the "don't know" probability 1 - nu(0) at theta = 0 for a given C."""
+    """Exercise 6.1 (``ex-gp-prior-1``) of :ref:`Chapter 6 <ch-gp-prior>`: the "don't know" probability
+    1 - nu(0) at theta = 0 for a given C."""
     expected = float(dont_know(0.0, C))
     if close_enough(answer, expected, rtol=1e-3):
         return Feedback(True, f"1 - nu(0) = 1 - 1/cosh({C:g}) = {expected:.4f}: at theta = 0 the model is "
