@@ -55,13 +55,13 @@ def draw_posterior_means(fig, state, *, methods=("naive", "ensemble", "ep", "onl
 
 
 def draw_bias_vs_noise(fig, noise_levels, slopes):
-    """Slope of each method's means against the exact ones, as the noise shrinks (log x axis)."""
+    """Slope of each method's posterior means against MCMC's, as the noise shrinks (log x axis)."""
     ax = fig.subplots()
     for m, values in slopes.items():
         ax.semilogx(noise_levels, values, marker=_MARKERS.get(m, "o"), label=METHOD_LABELS.get(m, m))
     ax.axhline(1.0, color="0.5", lw=1)
     ax.invert_xaxis()
-    ax.set(xlabel=r"probit noise $\sigma^2$ (decreasing →)", ylabel="slope against MCMC / EP",
+    ax.set(xlabel=r"probit noise $\sigma^2$ (decreasing →)", ylabel="slope of the means against MCMC",
            title="Naive MF overshoots, ensemble MF undershoots")
     ax.legend(fontsize="small")
 

@@ -23,7 +23,7 @@ __all__ = [
 ]
 
 BAND_LABELS = {
-    "std_eq16": "seed's eq. 16 (bias dropped)",
+    "std_eq16": "preprint's eq. 16 (bias dropped)",
     "std_full": "full: bias row included",
     "gp_std": "GP posterior (same kernel, noise 1/C)",
 }
