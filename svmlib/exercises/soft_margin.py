@@ -114,7 +114,7 @@ def _svmlib_pegasos(X, y, C, steps, **options):
 def check_pegasos(pegasos):
     r"""Check a student's ``pegasos(X, y, C, n_steps) -> (w, b)``: full-batch Pegasos on
     :math:`F = \tfrac\lambda2\lVert w\rVert^2 + \tfrac1N\sum_i \max(0, 1 - y_i(w\cdot x_i + b))`,
-    :math:`\lambda = 1/(NC)`, steps :math:`\eta_t = 1/(\lambda t)`, the bias unregularised, after each step
+    :math:`\lambda = 1/(NC)`, steps :math:`\eta_k = 1/(\lambda k)` (:math:`k = 1, 2, \dots`), the bias unregularised, after each step
     :math:`w` projected onto the ball of radius :math:`1/\sqrt\lambda` (eq. :eq:`(2.8) <soft-pegasos>`).
 
     The function is called on seeded problems and its last iterate is compared with
