@@ -61,7 +61,8 @@ def check_lssvr_parameters(b, alpha):
 def check_far_field_variances(eq16, full, gp):
     """Check the limits, far from the data, of the three variances of ``f(x)`` for the model
     ``BayesianLSSVR(gamma=1, eps=1e-4, kernel=rbf_from_c(1))`` fitted to ``make_sinc(300, random_state=1)``:
-    the seed's eq. 16, the full variance with the bias row, and the GP with noise variance 1."""
+    the preprint's eq. 16 (eq. :eq:`(10.12) <lssvr-var16>`), the full variance with the bias row, and the GP with
+    noise variance 1."""
     try:
         values = np.array([eq16, full, gp], dtype=float)
     except (TypeError, ValueError):
@@ -74,13 +75,13 @@ def check_far_field_variances(eq16, full, gp):
     ok = [abs(values[0]) < 1e-6, close_enough(values[1], bias_var, rtol=1e-3, atol=1e-8),
           close_enough(values[2], 1.0, rtol=1e-3)]
     if all(ok):
-        return Feedback(True, f"0, Sigma*_00 = {bias_var:.4g} and 1: eq. 16 only sees the vanishing RBF "
-                              "features, the full variance keeps the bias's posterior variance, and the GP "
-                              "returns to its prior variance k(x, x) = 1.")
+        return Feedback(True, f"0, Sigma*_00 = {bias_var:.4g} and 1: the preprint's eq. 16 (eq. {eq('lssvr-var16')}) "
+                              "only sees the vanishing RBF features, the full variance keeps the bias's posterior "
+                              "variance, and the GP returns to its prior variance k(x, x) = 1.")
     hints = []
     if not ok[0]:
-        hints.append("eq. 16 sums k(x, x_i) k(x, x_j) Sigma*_ij over the alpha block only: what happens to "
-                     "k(x, x_i) far from every x_i?")
+        hints.append(f"the preprint's eq. 16 sums k(x, x_i) k(x, x_j) Sigma*_ij (eq. {eq('lssvr-var16')}) over the alpha "
+                     "block only: what happens to k(x, x_i) far from every x_i?")
     if not ok[1]:
         hints.append("the full variance phi(x)^T Sigma* phi(x) with phi(x) -> [1, 0, ..., 0] tends to one entry "
                      "of Sigma* (model.posterior_covariance()).")
