@@ -76,3 +76,23 @@ def test_chapter_1_signed_distance_is_not_r():
     text = _markdown("01_maximum_margin")
     assert r"\operatorname{dist}(x, H) = \frac{w \cdot x + b}{\lVert w \rVert}" in text
     assert not re.search(r"\br\(x\)|\$r\b|\br\\,", text)
+
+
+@pytest.mark.parametrize("C, step, batch", [(0.01, "constant", "full batch"), (0.01, "constant", "mini-batch of 6"),
+                                            (1.0, "pegasos", "full batch"), (100.0, "invsqrt", "mini-batch of 6")])
+def test_soft_margin_explorer_legend_covers_no_trace(C, step, batch):
+    """:ref:`Chapter 2 <ch-soft-margin>`'s explorer: the gap panel's legend covers no trace (inside the panel at
+    "upper right" it hid the oscillating constant-step trace at C = 0.01)."""
+    from svmlib.plotting.soft_margin import draw_soft_margin
+    from svmlib.widgets.soft_margin import MAX_EPOCHS, SoftMarginModel
+
+    fig = plt.figure(figsize=(9, 4), layout="constrained")
+    try:
+        _, axo = draw_soft_margin(fig, SoftMarginModel().compute(C, step, batch, MAX_EPOCHS))
+        fig.canvas.draw()
+        box = axo.get_legend().get_window_extent()
+        xy = np.vstack([axo.transData.transform(np.column_stack(line.get_data())) for line in axo.get_lines()])
+        covered = (xy[:, 0] >= box.x0) & (xy[:, 0] <= box.x1) & (xy[:, 1] >= box.y0) & (xy[:, 1] <= box.y1)
+        assert not covered.any()
+    finally:
+        plt.close(fig)
