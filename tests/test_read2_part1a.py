@@ -65,7 +65,7 @@ def test_margin_explorer_legend_covers_no_data(model, angle, offset):
 def test_chapter_2_step_index_is_k():
     text = _markdown("02_soft_margin_primal")
     # Pegasos' steps: eta_k, V_k, w_k, 1/(lambda k); no subscript t and no 1/(lambda t) are left
-    for stale in (r"\eta_t", "V_t", "w_t", r"w_{t+", "b_t", r"\lambda t)", "1/t"):
+    for stale in (r"\eta_t", "V_t", "w_t", r"w_{t+", "b_t", r"\lambda t)", "1/t", r"\sqrt t"):
         assert stale not in text, stale
     assert r"\eta_k = 1/(\lambda k)" in text and "V_k" in text
     # t is the functional margin, defined once
