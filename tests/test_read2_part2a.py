@@ -57,3 +57,38 @@ def test_grey_in_the_probability_map_is_the_middle_of_the_gap(C):
         assert abs(np.abs(theta[grey]).max() - edge) < 1e-4
     else:  # small C: the grey band reaches beyond the gap, where P = sigma(C (1 + |theta|)) for theta > 1
         assert np.abs(theta[grey]).max() == pytest.approx(np.log(9) / C - 1, abs=1e-4)
+
+
+def _covered_points(fig):
+    """{axes title: number of plotted points (lines, markers) under that axes' legend}."""
+    fig.canvas.draw()
+    covered = {}
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None:
+            continue
+        box = legend.get_window_extent()
+        n = 0
+        for line in ax.get_lines():
+            if line.get_label().startswith("true C"):  # the vertical reference line spans the whole height
+                continue
+            pix = line.get_transform().transform(line.get_xydata())
+            n += int(np.sum((pix[:, 0] > box.x0) & (pix[:, 0] < box.x1) & (pix[:, 1] > box.y0) & (pix[:, 1] < box.y1)))
+        covered[ax.get_title()] = n
+    return covered
+
+
+# C_true = 2, n = 50 is the explorer's default (its fixed lower-right legend covered 16 points of the true
+# theta there); 4, 100 covered 44; 1, 20 covered 9 (measured before the legends chose their place)
+@pytest.mark.parametrize("C_true, n", [(2.0, 50), (4.0, 100), (1.0, 20), (2.0, 100)])
+def test_the_evidence_explorers_legends_cover_no_data(C_true, n):
+    from svmlib.plotting import use_book_style
+    from svmlib.plotting.evidence import draw_evidence_state
+    from svmlib.widgets.evidence import evidence_state
+
+    use_book_style()
+    fig = plt.figure(figsize=(11, 3.6), layout="constrained")
+    draw_evidence_state(fig, evidence_state(C_true=C_true, n=n))
+    covered = _covered_points(fig)
+    plt.close(fig)
+    assert len(covered) == 2 and all(v == 0 for v in covered.values()), covered

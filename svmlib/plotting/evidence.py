@@ -21,6 +21,30 @@ __all__ = ["draw_toy_fit", "draw_evidence_curves", "draw_class_probability", "dr
 #: ticks of the C axis (log scale): fixed, so no log locator runs on a redraw
 C_TICKS = (0.5, 1.0, 2.0, 5.0, 10.0)
 
+#: share of a panel's width and height a three-entry legend takes, padding included (measured in the
+#: explorer, the smallest panels that use it: 0.34 x 0.21 for the data panel, 0.58 x 0.21 for the evidence)
+LEGEND_BOX = {"fit": (0.38, 0.25), "evidence": (0.62, 0.25)}
+
+_CORNERS = {  # legend location -> its box in axes fractions, as a test on (u, v) for a box of size (w, h)
+    "lower right": lambda u, v, w, h: (u > 1 - w) & (v < h),
+    "upper right": lambda u, v, w, h: (u > 1 - w) & (v > 1 - h),
+    "lower left": lambda u, v, w, h: (u < w) & (v < h),
+    "upper left": lambda u, v, w, h: (u < w) & (v > 1 - h),
+    "lower center": lambda u, v, w, h: (np.abs(u - 0.5) < w / 2) & (v < h),
+}
+
+
+def _legend_place(ax, points, candidates, box):
+    """The first of ``candidates`` whose legend box holds none of ``points`` (data coordinates, the
+    visible ones), else None. A cheap stand-in for ``loc="best"``, which measures every artist."""
+    uv = (ax.transScale + ax.transLimits).transform(points)  # data -> axes fractions (log axes too)
+    u, v = uv[:, 0], uv[:, 1]
+    seen = (u >= 0) & (u <= 1) & (v >= 0) & (v <= 1)
+    for loc in candidates:
+        if not np.any(_CORNERS[loc](u, v, *box) & seen):
+            return loc
+    return None
+
 
 def draw_toy_fit(ax, grid, theta_true, theta_svm, X, y):
     """True latent function, the SVM's theta*, and the data (at y = +-1)."""
@@ -31,7 +55,14 @@ def draw_toy_fit(ax, grid, theta_true, theta_svm, X, y):
     top = float(np.ceil(max(np.abs(theta_true).max(), np.abs(theta_svm).max(), 1.0)))
     ax.set(xlabel="$x$", ylabel="$\\theta$", xticks=[0, 0.5, 1], yticks=[-top, -1, 1, top])
     ax.set_title("data from the model", y=1.0)
-    ax.legend(loc="lower right")
+    points = np.concatenate([np.c_[grid, theta_true], np.c_[grid, theta_svm], np.c_[X, y]])
+    loc = _legend_place(ax, points, ("lower right", "lower left", "upper right", "upper left"), LEGEND_BOX["fit"])
+    if loc is None:  # data in every corner: make room below it
+        y0, y1 = ax.get_ylim()
+        h = LEGEND_BOX["fit"][1]
+        ax.set_ylim(y0 - h / (1 - h) * (y1 - y0), y1)
+        loc = "lower right"
+    ax.legend(loc=loc)
 
 
 def draw_evidence_curves(ax, C, log_full, log_naive, C_true=None):
@@ -51,7 +82,15 @@ def draw_evidence_curves(ax, C, log_full, log_naive, C_true=None):
     ax.set(xlabel="C (with C K0 fixed)", ylabel="log evidence - max", ylim=(bottom, 1), xlim=(C[0], C[-1]),
            yticks=np.arange(0, bottom - 1e-9, -5 if bottom < -6 else -2))
     ax.set_title("evidence", y=1.0)
-    ax.legend(loc="lower center")
+    points = np.concatenate([np.c_[C, log_full - np.max(log_full)], np.c_[C, log_naive - np.max(log_naive)]])
+    loc = _legend_place(ax, points, ("lower center", "lower left", "lower right", "upper right", "upper left"),
+                        LEGEND_BOX["evidence"])
+    if loc is None:  # curves in every candidate box: make room above the maxima (at 0)
+        y0, y1 = ax.get_ylim()
+        h = LEGEND_BOX["evidence"][1]
+        ax.set_ylim(y0, y1 + h / (1 - h) * (y1 - y0))
+        loc = "upper right"
+    ax.legend(loc=loc)
 
 
 def draw_class_probability(ax, grid, p_true, p_svm, p_other=None, other_label=None, legend=True):
@@ -88,7 +127,7 @@ def draw_evidence_state(fig, state, *, fixed_layout=False):
 
 
 def draw_sollich_fig2(fig, grid, theta_true, theta_svm, X, y, C, log_full, log_naive, C_true, p_true, p_svm):
-    """Sollich's Fig. 2 as the seed lays it out: the target latent function, the SVM's theta* and the
+    """Sollich's Fig. 2 as the paper lays it out: the target latent function, the SVM's theta* and the
     data on the left (full height); the evidence against C top right (full and naive, shifted to
     maximum 0); the true and the plug-in class probability bottom right."""
     gs = fig.add_gridspec(2, 2, width_ratios=(1.15, 1.0))

@@ -59,7 +59,7 @@ def draw_prior_sample(fig, state):
 
 
 def draw_sollich_fig1(fig, rows, C):
-    """Sollich's Fig. 1 as the seed lays it out: one row per kernel, three columns -- a prior sample
+    """Sollich's Fig. 1 as the paper lays it out: one row per kernel, three columns -- a prior sample
     theta(x) on the unit square as a surface, its class probability P(y = +1 | x) in greyscale
     (black = +1, white = -1, grey = theta near 0, in the middle of the uncertainty gap), and the
     class probability of a variant (another amplitude, length scale or degree).
