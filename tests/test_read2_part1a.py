@@ -1,11 +1,12 @@
-"""Issue 25's second read of the preface and chapters 1-2: what the read fixed stays fixed.
+"""Issue 25's second read of the preface, :ref:`Chapter 1 <ch-margin>` and :ref:`Chapter 2 <ch-soft-margin>`: what the
+read fixed stays fixed.
 
 - The margin explorer's right panel (:ref:`Chapter 1 <ch-margin>`): its legend covers neither the
   margin-per-direction profile nor the reader's dot, for lines all round the circle (at "lower center"
   it hid the profile between about 90 and 120 degrees).
 - :ref:`Chapter 2 <ch-soft-margin>` writes Pegasos' step index as k (as the other step rules), so that
   t is only the functional margin y f(x) of :eq:`(2.2) <soft-hinge>`.
-- Chapter 1's signed distance is dist(x, H): r is the multiplier of xi >= 0 (the notation appendix).
+- :ref:`Chapter 1 <ch-margin>`'s signed distance is dist(x, H): r is the multiplier of xi >= 0 (the notation appendix).
 """
 
 import json
