@@ -1,14 +1,14 @@
 """Issue 25's second read of :ref:`Chapter 8 <ch-mean-field-gpc>`, :ref:`Chapter 9 <ch-replica>`,
 :ref:`Chapter 10 <ch-lssvr>` and the toolkit: what the read fixed stays fixed.
 
-- Chapter 8: the step likelihood's posterior has a supremum at the orthant's corner (no maximum, no "flat top");
+- :ref:`Chapter 8 <ch-mean-field-gpc>`: the step likelihood's posterior has a supremum at the orthant's corner (no maximum, no "flat top");
   the MAP of the probit form is the Laplace classifier the chapter runs (scikit-learn's GPC). Fig. 8.2 plots slopes
   against MCMC and says so. The plain naive update diverges because its Jacobian at the fixed point has an
   eigenvalue below -1 at small noise (and all of modulus below 1 at sigma^2 = 1), as Exercise 8.5's solution says.
-- Chapter 9: the solver's state is u, not x (x is the input in the same chapter); ADATAP stationarity is derived as
+- :ref:`Chapter 9 <ch-replica>`: the solver's state is u, not x (x is the input in the same chapter); ADATAP stationarity is derived as
   moment matching; Step 6 links the truncated-normal moments of the toolkit and says its weights are exact only as
   n -> 0.
-- Chapter 10: the full variance band does not collapse to zero but to the bias's posterior variance; the figures and
+- :ref:`Chapter 10 <ch-lssvr>`: the full variance band does not collapse to zero but to the bias's posterior variance; the figures and
   the checker name the preprint's eq. 16 and the book's printed number, not a label.
 - Toolkit: the truncated-normal moments (A.34) hold, against quadrature, and Stein's boundary term carries its condition.
 """
@@ -126,7 +126,7 @@ def test_ch10_one_name_for_the_unknowns():
 
 @pytest.mark.parametrize("mu, V", [(0.3, 0.5), (-1.0, 2.0), (2.5, 0.2)])
 def test_truncated_normal_moments_of_the_toolkit(mu, V):
-    """(A.34), as chapter 9's Step 6 uses it: P(t < 1), E[t; t < 1], E[t^2; t < 1] against quadrature (1e-9)."""
+    """(A.34), as the replica chapter's Step 6 uses it: P(t < 1), E[t; t < 1], E[t^2; t < 1] against quadrature (1e-9)."""
     s = np.sqrt(V)
     delta = (1 - mu) / s
     Phi, phi = stats.norm.cdf(delta), stats.norm.pdf(delta)
