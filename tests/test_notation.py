@@ -45,6 +45,9 @@ PATTERNS = {
     "G-replica": r"G = \(K\^\{-1\}|G = \(I \+ K",
     "G-dual-cd": r"\bG_i\b",
     "G-lssvr": r"G = \(\\Psi",
+    # u: SMO's signed multipliers y_t alpha_t; the replica solver's state vector (bold)
+    "u-signed": r"u_t = y_t ?\\alpha_t",
+    "u-state": r"\\mathbf u(?:\^\*)? = F\(",
     # x_j is an input; never the replica chapter's indicator (written zeta_j)
     "x-indicator": r"x_j = \\prod|x_j\^\{s_j\}",
     # gamma is the margin; an RBF width gamma = 1/(2 l^2) is a second meaning
@@ -116,6 +119,8 @@ def test_the_table_parses():
 @pytest.mark.parametrize("text, key", [
     (r"Its covariance is $\frac1\beta G \otimes I + C \otimes J$", "C-covariance"),
     (r"with $x_j = \prod_{a=1}^n \Theta(y_j f^a_j - 1)$", "x-indicator"),
+    (r"solves $\mathbf u = F(\mathbf u)$ for the cavity vector", "u-state"),
+    (r"Write $u_t = y_t\alpha_t$, so that", "u-signed"),
     (r"the RBF kernel with $\gamma = 1/(2l^2)$", "gamma-rbf"),
     (r"weights $\boldsymbol\alpha$", "bold-vectors"),
 ])

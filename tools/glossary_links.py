@@ -41,7 +41,8 @@ OTHER_MEANINGS = {
 #: term -> the chapters in which its word carries the glossary's meaning (elsewhere it means something else)
 TERM_SCOPE = {
     # the glossary's normaliser is the evidence chapter's <N^n>; elsewhere a normaliser is any normalising
-    # constant (of a tilted distribution in chapter 8, of the replicated model in chapter 9, in the toolkit)
+    # constant (of a tilted distribution in the mean-field chapter, of the replicated model in the replica
+    # chapter, in the toolkit)
     "normaliser": ("06_gp_prior", "07_evidence"),
 }
 

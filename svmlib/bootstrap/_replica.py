@@ -305,19 +305,19 @@ def field_at_new_inputs(K, solution, K_new, K_new_diag):
 def error_gradient(K, y, solution, dK, *, rtol=1e-10):
     r"""Derivatives of the bootstrapped error (eq. :eq:`(9.19) <boot-error>`) with respect to kernel parameters.
 
-    The error depends on a kernel parameter theta through the fixed point x* = F(x*; K(theta))
-    of the cavity vector x = (m_c, log V_c, log chi_c). Differentiating it (implicit function
-    theorem) gives
+    The error depends on a kernel parameter :math:`\psi` through the fixed point
+    :math:`u^* = F(u^*; K(\psi))` of the cavity vector :math:`u = (m_c, \log V_c, \log\chi_c)` (the chapter's
+    letters). Differentiating it (implicit function theorem, :eq:`(A.28) <tk-implicit>`) gives
 
-    .. math:: \frac{dx^*}{d\theta} = (I - F_x)^{-1} \frac{\partial F}{\partial \theta},
-              \qquad \frac{d\epsilon}{d\theta} = \nabla_x \epsilon \cdot \frac{dx^*}{d\theta},
+    .. math:: \frac{du^*}{d\psi} = (I - F_u)^{-1} \frac{\partial F}{\partial \psi},
+              \qquad \frac{d\epsilon}{d\psi} = \nabla_u \epsilon \cdot \frac{du^*}{d\psi},
 
-    with :math:`\partial F/\partial\theta` at fixed sites from
+    with :math:`\partial F/\partial\psi` at fixed sites from
     :math:`dG = (I - G D)\, dK\, (I - D G)` (no inverse of K), and the linear system solved
     by GMRES with the Newton step's operator in double precision. It costs one evaluation of
-    the map and, per parameter, two n x n products and a GMRES solve: about a third of a
-    cold-start solve at S = N (``benchmarks/replica_vs_mc.py``). Efron's 0.632 estimate at
-    S = N has 0.632 times this gradient.
+    the map and, per parameter, two N x N products and a GMRES solve: a fraction of a
+    cold-start solve at S = N (0.3 to 0.6 of it over the chapter's widths; ``benchmarks/replica_vs_mc.py``).
+    Efron's 0.632 estimate at S = N has 0.632 times this gradient.
 
     Parameters
     ----------

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
 
+from .._book_numbers import eq
 from ._style import drop_layout_engine, fixed_ticks
 
 __all__ = [
@@ -197,9 +198,10 @@ def draw_parameter_distance(ax, sweeps):
 
 def draw_sinc_seed(ax, state, key="std_eq16"):
     """The seed's Fig. 4 as it lays it out: sinc (dashed black), the eps-LS-SVR mean (dashed magenta),
-    +-1 sd (blue band, eq. 16 by default) and the range of the data (thin red dashed lines)."""
+    +-1 sd (blue band, by default the preprint's eq. 16, the book's :eq:`(10.12) <lssvr-var16>`) and the range of
+    the data (thin red dashed lines)."""
     x, mean, sd = state["x"], state["mean"], state[key]
-    ax.fill_between(x, mean - sd, mean + sd, color="#56B4E9", alpha=0.5, lw=0, label="± 1 sd (eq. 16)")
+    ax.fill_between(x, mean - sd, mean + sd, color="#56B4E9", alpha=0.5, lw=0, label=f"± 1 sd, eq. {eq('lssvr-var16')}")
     ax.plot(x, state["f"], "k--", lw=1.2, label="sinc")
     ax.plot(x, mean, "--", color="#CC79A7", lw=2.0, label="posterior mean")
     for edge in state["data_range"]:
@@ -225,5 +227,5 @@ def sinc_caption(state):
     x = state["x"]
     i0, i_far = int(np.argmin(np.abs(x))), len(x) - 1
     parts = [f"{name}: {state[key][i0]:.3g} at x = 0, {state[key][i_far]:.2g} at x = 3π"
-             for key, name in [("std_eq16", "eq. 16"), ("std_full", "full"), ("gp_std", "GP")]]
+             for key, name in [("std_eq16", f"eq. {eq('lssvr-var16')}"), ("std_full", "full"), ("gp_std", "GP")]]
     return "sd of f(x) — " + "; ".join(parts)
