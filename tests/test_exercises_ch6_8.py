@@ -91,10 +91,11 @@ def test_evidence_table_normalisers_recompute(evidence_table):
             warnings.simplefilter("ignore", ev.LowESSWarning)
             mc = ev.log_normaliser_mc(prior, 50, Cs[j], n_draws=2000, scale=10.0 / Cs[j], random_state=0)
         assert mc.log_value == pytest.approx(evidence_table["log_norm_mc"][j], abs=roundoff)
-    # sampled data sets: maxima and label counts
+    # every data set: maxima and label counts (~6 s; a sample of three missed two stale near-ties, seeds 30 and 45,
+    # whose top two evidence values differ by ~0.003 nats, after a solver change)
     log_mc = evidence_table["log_norm_mc"]
-    for seed in (0, 37, 99):
-        assert tab.toy_set(seed, norm, log_mc) == evidence_table["sets"][seed]
+    stale = [seed for seed, row in enumerate(evidence_table["sets"]) if tab.toy_set(seed, norm, log_mc) != row]
+    assert not stale, f"evidence_toy.json is stale for data seeds {stale}: run tools/tabulate_evidence.py"
     assert tab.positives_l01(16) == evidence_table["n_positive_l01"][16]
 
 
