@@ -23,8 +23,11 @@ def draw_kernel_boundary(fig, state, ax=None):
                 ylim=(state["grid_y"].min(), state["grid_y"].max()))
     ax.set_xlabel("$x_1$")
     ax.set_ylabel("$x_2$")
-    ax.legend(loc="lower left", fontsize=9, framealpha=0.9)
-    # y=1.0: skips matplotlib's automatic title placement (see draw_margin)
+    # legend in a row above the panel: inside it, any corner is crossed by the boundary or the margins of some
+    # kernel (the lower left one by those of the polynomial, RBF and OU machines of Fig. 4.1)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=8, frameon=False,
+              borderaxespad=0.1, handletextpad=0.3, columnspacing=1.2)
+    # y=1.0: skips matplotlib's automatic title placement (see draw_margin); pad: above the legend's row
     ax.set_title(f"{state['label']}: train acc {state['train_accuracy']:.2f}, test acc {state['test_accuracy']:.2f}",
-                 fontsize="small", y=1.0)
+                 fontsize="small", y=1.0, pad=20)
     return ax
