@@ -13,8 +13,8 @@ module writes that algorithm out in full because the algorithm is the lesson:
 * :func:`primal_objective` and :func:`hinge_subgradient` are the two formulas;
 * :class:`PrimalSVC` runs the descent: full batch or stochastic mini-batches;
   step sizes ``'constant'``, ``'invsqrt'`` (``eta0 / sqrt(t)``),
-  ``'pegasos'`` (``1 / (lambda t)``, Shalev-Shwartz et al. 2011) and
-  ``'bottou'`` (``eta0 / (1 + eta0 lambda t)``: Pegasos' tail from a first step
+  ``'pegasos'`` (``1 / (lambda k)``, Shalev-Shwartz et al. 2011) and
+  ``'bottou'`` (``eta0 / (1 + eta0 lambda k)``: Pegasos' tail from a first step
   ``eta0`` instead of ``1 / lambda = C n``, Bottou 2012) with the
   optional projection onto the ball that holds the optimum; the bias either
   separate and unregularised (the textbook SVM, the same problem as the dual)
@@ -525,7 +525,7 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
     r"""Linear soft-margin SVM trained in the primal by subgradient descent.
 
     Minimises :func:`primal_objective` ``J(w, b)`` (eq. :eq:`(2.3) <primal-objective>`) with
-    the update ``(w, b) <- (w, b) - eta_t g_t`` where ``g_t`` is a subgradient
+    the update ``(w, b) <- (w, b) - eta_k g_k`` where ``g_k`` is a subgradient
     of the per-sample objective ``F = J / (C n)`` on the whole set (full batch)
     or on a random mini-batch (stochastic).
 
@@ -537,16 +537,16 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
         hard-margin one as soon as ``C`` exceeds the largest Lagrange multiplier
         of the hard-margin problem, so a large finite ``C`` gives it exactly.
     step : {'bottou', 'pegasos', 'invsqrt', 'constant'}, default='bottou'
-        Step size at step ``t = 1, 2, ...``, with ``lambda = 1 / (C n)``:
+        Step size at step ``k = 1, 2, ...``, with ``lambda = 1 / (C n)``:
 
-        * ``'pegasos'``: ``1 / (lambda t)`` (Shalev-Shwartz et al. 2011; ``eta0`` is
+        * ``'pegasos'``: ``1 / (lambda k)`` (Shalev-Shwartz et al. 2011; ``eta0`` is
           not used). Its first step is ``C n``: on a large data set it throws ``w``
           to the edge of the projection ball and the objective up by orders of
           magnitude before the steps have shrunk, so it needs about ``n``
           full-batch epochs.
-        * ``'bottou'``: ``eta0 / (1 + eta0 lambda t)`` (Bottou 2012, "Stochastic
+        * ``'bottou'``: ``eta0 / (1 + eta0 lambda k)`` (Bottou 2012, "Stochastic
           gradient descent tricks"; scikit-learn's ``SGDClassifier`` uses it):
-          the same ``1 / (lambda t)`` tail, from a first step ``eta0``.
+          the same ``1 / (lambda k)`` tail, from a first step ``eta0``.
         * ``'invsqrt'``: ``eta0 / sqrt(t)``; ``'constant'``: ``eta0``. A constant
           step does not converge to the minimum: it ends in a neighbourhood of
           size proportional to ``eta0``.
@@ -626,7 +626,7 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
     **Convergence.** A subgradient method has no gradient that vanishes at the
     optimum, and a stalled objective proves nothing. The stopping rule is a
     certificate instead: each step's margin violators are accumulated into
-    multipliers ``alpha_i`` with the same decay ``1 - eta_t lambda`` as ``w``
+    multipliers ``alpha_i`` with the same decay ``1 - eta_k lambda`` as ``w``
     (for full-batch Pegasos ``alpha_i`` is just the fraction of steps in which
     point ``i`` violated its margin, and then ``w = sum_i C alpha_i y_i x_i``
     exactly). Made feasible for the dual, they give by weak duality a lower
@@ -722,7 +722,7 @@ class PrimalSVC(ClassifierMixin, BaseEstimator):
         return check_random_state(self.random_state)
 
     def _step_size(self, t, lam, eta0):
-        """eta_t for step ``t = 1, 2, ...``."""
+        """eta_k for step ``k = 1, 2, ...``."""
         if self.step == "pegasos":
             return 1.0 / (lam * t)
         if self.step == "bottou":

@@ -106,7 +106,7 @@ def test_pegasos_checker_accepts_a_right_implementation():
 @pytest.mark.parametrize("kwargs, fragment", [
     (dict(project=False), "no projection"),
     (dict(regularize_bias=True), "regularised bias"),
-    (dict(t0=2), "Check the step eta_t"),
+    (dict(t0=2), "Check the step eta_k"),
 ])
 def test_pegasos_checker_names_the_mistake(kwargs, fragment):
     fb = ex_soft.check_pegasos(lambda X, y, C, n: _pegasos(X, y, C, n, **kwargs))

@@ -48,6 +48,7 @@ PATTERNS = {
     # u: SMO's signed multipliers y_t alpha_t; the replica solver's state vector (bold)
     "u-signed": r"u_t = y_t ?\\alpha_t",
     "u-state": r"\\mathbf u(?:\^\*)? = F\(",
+    "u-huber": r"u\(t\) &?= \\min",
     # x_j is an input; never the replica chapter's indicator (written zeta_j)
     "x-indicator": r"x_j = \\prod|x_j\^\{s_j\}",
     # gamma is the margin; an RBF width gamma = 1/(2 l^2) is a second meaning
@@ -121,6 +122,7 @@ def test_the_table_parses():
     (r"with $x_j = \prod_{a=1}^n \Theta(y_j f^a_j - 1)$", "x-indicator"),
     (r"solves $\mathbf u = F(\mathbf u)$ for the cavity vector", "u-state"),
     (r"Write $u_t = y_t\alpha_t$, so that", "u-signed"),
+    (r"u(t) &= \min\{\max\{1 + h - t,\, 0\},\, 2h\}", "u-huber"),
     (r"the RBF kernel with $\gamma = 1/(2l^2)$", "gamma-rbf"),
     (r"weights $\boldsymbol\alpha$", "bold-vectors"),
 ])

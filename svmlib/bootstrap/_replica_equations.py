@@ -1,16 +1,18 @@
 r"""The replica / adaptive-TAP equations of :ref:`Chapter 9 <ch-replica>`, as the book writes them: read this module.
 
 Each training point i carries three site parameters (dl_i, g_i, l_i), the book's
-:math:`(\Delta\lambda_i, \gamma_i, \lambda_i)`, and a cavity Gaussian N(m_c, V_c) with
-response chi_c. One step of the fixed-point map F goes round the chapter's equations:
+:math:`(\Delta\Lambda_i, \Gamma_i, \Lambda_i)` (Malzahn and Opper's :math:`\Delta\lambda_i, \gamma_i, \lambda_i`),
+and a cavity Gaussian N(m_c, V_c) with response chi_c. One step of the fixed-point map F goes round the
+chapter's equations:
 
-    cavities (m_c, V_c, chi_c) --eq. boot-site-moments--> site parameters (dl, g, l)
-    --eq. boot-gauss--> Gaussian marginals (chi, m, V) --eq. boot-cavity--> new cavities.
+    cavities (m_c, V_c, chi_c) --eq. (9.15)--> site parameters (dl, g, l)
+    --eq. (9.16)--> Gaussian marginals (chi, m, V) --eq. (9.17)--> new cavities
 
-The state is the cavity vector x = (m_c, log V_c, log chi_c), always admissible. At the
-fixed point the Gaussian and the site marginals agree; :func:`iterate_replica` runs the
-plain damped iteration x <- x + damping (F(x) - x) there. The equations are written in the
-numerically stable forms of :ref:`Chapter 9 <ch-replica>` (each cures an observed failure):
+(:eq:`(9.15) <boot-site-moments>`, :eq:`(9.16) <boot-gauss>`, :eq:`(9.17) <boot-cavity>`).
+The state is the cavity vector u = (m_c, log V_c, log chi_c) (the chapter's :math:`\mathbf u`; the code's
+argument is called ``x``), always admissible. At the fixed point the Gaussian and the site marginals agree;
+:func:`iterate_replica` runs the plain damped iteration u <- u + damping (F(u) - u) there. The equations are
+written in the numerically stable forms of :ref:`Chapter 9 <ch-replica>` (each cures an observed failure):
 
 1. 1 - p Phi(Delta) = Phi(-Delta) + e^{-S/N} Phi(Delta), and site parameters in closed form;
 2. G through one Cholesky factor of B = I + D^1/2 K D^1/2, cavities without 1/chi - dl;

@@ -146,7 +146,7 @@ def check_pegasos(pegasos):
                                        "version projects w after every step and leaves b unregularised.")
         return Feedback(False, f"Case '{name}': after {steps} steps svmlib has w = {np.round(want[:-1], 4)}, "
                                f"b = {want[-1]:.4f}; yours w = {np.round(got[:-1], 4)}, b = {got[-1]:.4f}. "
-                               "Check the step eta_t = 1/(lambda t) with lambda = 1/(N C), t counted from 1, "
+                               "Check the step eta_k = 1/(lambda k) with lambda = 1/(N C), k counted from 1, "
                                "and the subgradient of F (the mean over the points, not C times the sum).")
     return Feedback(True, "your iterates equal svmlib's PrimalSVC(step='pegasos') on every case (2-D and 3-D "
                           "data, C from 0.1 to 100, with the projection active).")
