@@ -76,3 +76,10 @@ def test_ch5_p_is_only_the_polynomial_degree():
     # the SVR linear term is written out; libsvm's name for it appears only as code, not as the symbol $p$
     md = _markdown("05_svms_in_practice.ipynb")
     assert "calls this vector $p$" not in md and "the array `p`" in md
+
+
+def test_ch4_projection_coefficients_are_not_beta():
+    # beta is declared for the stacked SVR multipliers, the inverse temperature and the LS-SVR unknowns; the
+    # kernel chapter's projection onto the span of the training kernels uses the RKHS definition's a_i
+    md = _markdown("04_kernels.ipynb")
+    assert r"\beta" not in md and "$Ka = (k(x_i, z))_i$" in md
