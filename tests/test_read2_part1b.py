@@ -83,3 +83,12 @@ def test_ch4_projection_coefficients_are_not_beta():
     # kernel chapter's projection onto the span of the training kernels uses the RKHS definition's a_i
     md = _markdown("04_kernels.ipynb")
     assert r"\beta" not in md and "$Ka = (k(x_i, z))_i$" in md
+
+
+def test_no_local_S():
+    # S is declared for the bootstrap sample size (and a toolkit covariance): chapter 3 writes the quadratic form
+    # as ||w||^2, chapter 4 the span of the training kernels as a calligraphic S
+    assert r"\tfrac12 S - S" not in _markdown("03_duality_smo.ipynb")
+    md4 = _markdown("04_kernels.ipynb")
+    assert r"$S = \operatorname{span}" not in md4 and r"\mathcal S = \operatorname{span}" in md4
+    assert "f_S" not in md4
