@@ -86,8 +86,8 @@ def test_ch4_projection_coefficients_are_not_beta():
 
 
 def test_no_local_S():
-    # S is declared for the bootstrap sample size (and a toolkit covariance): chapter 3 writes the quadratic form
-    # as ||w||^2, chapter 4 the span of the training kernels as a calligraphic S
+    # S is declared for the bootstrap sample size (and a toolkit covariance): the duality chapter writes the quadratic form
+    # as ||w||^2, the kernels chapter the span of the training kernels as a calligraphic S
     assert r"\tfrac12 S - S" not in _markdown("03_duality_smo.ipynb")
     md4 = _markdown("04_kernels.ipynb")
     assert r"$S = \operatorname{span}" not in md4 and r"\mathcal S = \operatorname{span}" in md4
