@@ -67,15 +67,29 @@ class KernelModel:
         }
 
 
-def kernel_explorer(data=None):
-    """Kernel dropdown; degree p (polynomial), length scale l (RBF, OU) and C sliders."""
+def kernel_explorer(data=None, kernel="rbf", p=3, l=0.5, C=1.0):
+    """Kernel dropdown; degree p (polynomial), length scale l (RBF, OU) and C sliders.
+
+    Parameters
+    ----------
+    data : tuple or None
+        ``(X, y, X_test, y_test)``; None: the chapter's two moons.
+    kernel : {"linear", "poly", "rbf", "ou"}
+        Initial kernel.
+    p : int
+        Initial polynomial degree (1 to 6).
+    l : float
+        Initial length scale of the RBF and OU kernels (0.1 to about 3.2, logarithmic slider).
+    C : float
+        Initial box constant (0.01 to 10, logarithmic slider).
+    """
     model = KernelModel(data)
     controls = {
-        "kernel": dropdown(list(KERNELS), "rbf", "kernel"),
-        "p": slider(3, 1, 6, 1, "degree p (poly)"),
-        "l": slider(0.5, -1, 0.5, 0.1, "length scale l (rbf, ou)", log=True),
+        "kernel": dropdown(list(KERNELS), kernel, "kernel"),
+        "p": slider(int(p), 1, 6, 1, "degree p (poly)"),
+        "l": slider(float(l), -1, 0.5, 0.1, "length scale l (rbf, ou)", log=True),
         # C <= 10: beyond it SMO needs thousands of steps on this overlapping data (> 150 ms per event)
-        "C": slider(1.0, -2, 1, 0.25, "C", log=True),
+        "C": slider(float(C), -2, 1, 0.25, "C", log=True),
     }
     # static form: RBF length scales x three C (27 frames)
     grid = {"l": [0.1, 0.15, 0.2, 0.3, 0.5, 0.8, 1.2, 2.0, 3.0], "C": [0.1, 1.0, 10.0]}
