@@ -92,3 +92,13 @@ def test_no_local_S():
     md4 = _markdown("04_kernels.ipynb")
     assert r"$S = \operatorname{span}" not in md4 and r"\mathcal S = \operatorname{span}" in md4
     assert "f_S" not in md4
+
+
+def test_kernel_explorer_initial_values():
+    # the chapter opens the explorer at l = 0.2 (Fig. 4.1 shows l = 0.5); the arguments set the first state
+    ex = wk.kernel_explorer(l=0.2)
+    assert ex.values()["l"] == 0.2 and ex.state["label"].startswith("RBF, l = 0.2")
+    ex = wk.kernel_explorer(kernel="ou", l=1.0, C=0.1)
+    assert ex.state["label"].startswith("OU") and ex.values()["C"] == 0.1
+    code = _code("04_kernels.ipynb") + _code("05_svms_in_practice.ipynb")
+    assert "wk.kernel_explorer(l=0.2)" in code and "wsvr.svr_explorer(epsilon=0.3)" in code
