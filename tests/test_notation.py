@@ -49,6 +49,10 @@ PATTERNS = {
     "u-signed": r"u_t = y_t ?\\alpha_t",
     "u-state": r"\\mathbf u(?:\^\*)? = F\(",
     "u-huber": r"u\(t\) &?= \\min",
+    # z: a kernel's second input or a combination's centre; the SVR dual's signs; the cavity field
+    "z-kernel-point": r"k\(x, z\)|k\(\\cdot, z_?i?\)",
+    "z-svr-sign": r"z_s z_t|z_t y_",
+    "z-cavity": r"z_i = y_i ?m_",
     # x_j is an input; never the replica chapter's indicator (written zeta_j)
     "x-indicator": r"x_j = \\prod|x_j\^\{s_j\}",
     # gamma is the margin; an RBF width gamma = 1/(2 l^2) is a second meaning
@@ -122,6 +126,9 @@ def test_the_table_parses():
     (r"with $x_j = \prod_{a=1}^n \Theta(y_j f^a_j - 1)$", "x-indicator"),
     (r"solves $\mathbf u = F(\mathbf u)$ for the cavity vector", "u-state"),
     (r"Write $u_t = y_t\alpha_t$, so that", "u-signed"),
+    (r"for a new point $z$, $g_\perp = k(\cdot, z) - \sum_i", "z-kernel-point"),
+    (r"the linear term $\varepsilon - z_t y_{\bar t}$", "z-svr-sign"),
+    (r"With $Z_i = \Phi(z_i)$ and $z_i = y_im_{\setminus i}$", "z-cavity"),
     (r"u(t) &= \min\{\max\{1 + h - t,\, 0\},\, 2h\}", "u-huber"),
     (r"the RBF kernel with $\gamma = 1/(2l^2)$", "gamma-rbf"),
     (r"weights $\boldsymbol\alpha$", "bold-vectors"),
