@@ -97,6 +97,13 @@ def test_a_bare_label_is_caught(table):
     assert bn.problems_of_text(f'eq("{label}")\nurl = "page.html#equation-{label}"\n', "x.py", table) == []
 
 
+def test_a_label_the_book_does_not_have_is_caught(table):
+    for text in ('"""The subgradient of the hinge (eq. soft-primal-hinge)."""\n', "# eq. no-such-label\n"):
+        problems = bn.problems_of_text(text, "x.py", table)
+        assert len(problems) == 1 and "names no equation of the book" in problems[0], text
+    assert bn.problems_of_text("# eq. (2.3), step size eta\n", "x.py", table) == []
+
+
 def test_a_typed_or_stale_chapter_number_is_caught(table):
     assert "typed chapter number" in bn.problems_of_text('"""Figures of chapter 8."""\n', "x.py", table)[0]
     assert "typed chapter number" in bn.problems_of_text("# the chapter-8 figures\n", "x.py", table)[0]

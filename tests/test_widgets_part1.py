@@ -110,7 +110,7 @@ def test_smo_states_are_feasible_and_end_at_libsvm_optimum():
         assert np.all(np.diff(W) > -1e-12)
         for s in states:
             assert np.all(s.alpha >= 0) and np.all(s.alpha <= C * (1 + 1e-12))
-            assert abs(s.alpha @ y) < 1e-10  # eq. (smo-equality): pair steps keep sum y alpha = 0
+            assert abs(s.alpha @ y) < 1e-10  # the equality constraint of (3.6): pair steps keep sum y alpha = 0
         # libsvm's dual objective at its own optimum (tol 1e-10): agreement to SMO's tol-level accuracy
         ref = SVC(kernel="linear", C=C, tol=1e-10).fit(model.X, y)
         a = np.zeros(len(y))

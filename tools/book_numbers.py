@@ -161,6 +161,10 @@ TYPED_CHAPTER = re.compile(r"(?<![\"'`])\bchapters?[ -]?\d", re.I)  # "Chapter 3
 GUIDE_ROW = re.compile(r"^\|\s*(?P<number>\d+)\s*\|\s*`book/(?P<stem>[\w-]+)\.ipynb`\s*\|", re.M)
 
 
+# a hyphenated name (with or without brackets) after "eq." where a printed number belongs
+UNKNOWN_LABEL = re.compile(r"\beq\.\s+\(?(?P<label>[a-z][a-z0-9]*(?:-[a-z0-9]+)+)\)?")
+
+
 def _bare_label(labels):
     """A known equation label outside a role: not quoted, not part of a longer name, an anchor or a role."""
     names = "|".join(sorted((re.escape(label) for label in labels), key=len, reverse=True))
@@ -222,6 +226,10 @@ def problems_of_text(text, where, table, kind="python"):
         for match in _bare_label(equations).finditer(rest):
             problems.append(f"{where}:{_line(rest, match.start())}: equation label {match.group('label')!r} without "
                             f"its number: write :eq:`({equations[match.group('label')]}) <{match.group('label')}>`")
+        for match in UNKNOWN_LABEL.finditer(rest):  # a label the book does not have (a typo, or a renamed label)
+            if match.group("label") not in equations:
+                problems.append(f"{where}:{_line(rest, match.start())}: 'eq. {match.group('label')}' names no "
+                                "equation of the book: cite an equation by its printed number and its label with the eq role")
     return problems
 
 
