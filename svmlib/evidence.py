@@ -371,7 +371,7 @@ def log_normaliser_mc(prior, n, C, *, n_draws=2000, scale=1.0, random_state=None
     Implements eq. :eq:`(7.11) <ev-normaliser>` by plain Monte Carlo.
 
     With a grid and uniform weights this is the data-independent normaliser for uniform
-    :math:`Q(x)`; with the training inputs it is the seed's empirical proxy. Warns
+    :math:`Q(x)`; with the training inputs it is Sollich's empirical proxy. Warns
     (:class:`LowESSWarning`) when the effective sample size is below ``min_ess``
     (default: ``max(50, n_draws / 100)``).
 
@@ -782,7 +782,7 @@ def evidence_curve(X, y, kernel, C_values, *, CK0, grid=None, normaliser="chain"
         The fixed product :math:`C K_0`.
     grid : array_like of shape (n_grid, d), optional
         Points for the normaliser (uniform :math:`Q(x)` on them); the training inputs if None
-        (the seed's proxy).
+        (Sollich's proxy).
     normaliser : {'chain', 'mc'}, NormaliserCurve or None, default 'chain'
         'chain': :func:`normaliser_curve`; 'mc': plain Monte Carlo with one set of draws rescaled
         for every C; a precomputed :class:`NormaliserCurve` (it is data independent: compute it

@@ -22,7 +22,7 @@ __all__ = [
     "SOLVE_CASES",
 ]
 
-#: Exercise ex-lssvr-1: three points on a line, the seed's RBF with c = 1, gamma = 2.
+#: Exercise ex-lssvr-1: three points on a line, the preprint's RBF with c = 1, gamma = 2.
 TINY_X = np.array([[0.0], [1.0], [2.0]])
 #: Their targets.
 TINY_Y = np.array([1.0, 3.0, 2.0])
@@ -92,7 +92,7 @@ def check_far_field_variances(eq16, full, gp):
 
 
 def check_prior_smallest_eigenvalue(answer, eps=1e-3):
-    """Check the smallest eigenvalue of the seed's prior precision (eq. :eq:`(10.9) <lssvr-prior-precision>`) for
+    """Check the smallest eigenvalue of the preprint's prior precision (eq. :eq:`(10.9) <lssvr-prior-precision>`) for
     ``make_sinc(40, random_state=0)``, ``c = gamma = 1`` and the given ``eps``."""
     answer = as_number(answer)
     if answer is None:

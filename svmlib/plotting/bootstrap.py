@@ -114,7 +114,7 @@ def draw_field_state(fig, state):
 
 
 def draw_learning_curve_panels(fig, curves, *, x_limit=64.0):
-    """The seed's Fig. 1 (left), one panel per data set: theory line, Monte Carlo symbols, limits S -> infinity.
+    """Fig. 1 (left) of Malzahn and Opper (2004), one panel per data set: theory line, Monte Carlo symbols, limits S -> infinity.
 
     ``curves``: list of dicts with keys label, S_theory, eps_theory, S_mc, eps_mc, se_mc, ow, exact.
     The two S -> infinity limits are drawn at the position labelled "inf" (``x_limit``), right of a

@@ -67,7 +67,7 @@ def draw_bias_vs_noise(fig, noise_levels, slopes):
 
 
 def draw_hyper_history(fig, free_energies, test_errors, *, label="naive MF"):
-    """The seed's Fig. 1: free energy and test errors against hyperparameter updates."""
+    """Fig. 1 of Csató et al. (2000): free energy and test errors against hyperparameter updates."""
     ax, bx = fig.subplots(1, 2)
     it = np.arange(len(free_energies))
     ax.plot(it, free_energies, marker="o", ms=3)
@@ -77,7 +77,7 @@ def draw_hyper_history(fig, free_energies, test_errors, *, label="naive MF"):
 
 
 def draw_online_errors(fig, train_errors, test_errors, n_train, n_test, *, title=None):
-    """The seed's Fig. 2: training and test errors against examples presented; dashed line = end of sweep 1."""
+    """Fig. 2 of Csató et al. (2000): training and test errors against examples presented; dashed line = end of sweep 1."""
     ax = fig.subplots()
     t = np.arange(1, len(train_errors) + 1)
     ax.plot(t, 100 * np.asarray(train_errors) / n_train, label=f"training error (of {n_train})")

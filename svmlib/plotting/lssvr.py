@@ -76,7 +76,7 @@ def _grid(fig, fixed_layout, **margins):
 
 
 def draw_sinc_bands(fig, state, *, keys=("std_eq16", "std_full", "gp_std"), fixed_layout=False, sd_panel=True):
-    """The seed's Fig. 4 with three variance bands side by side, and the three sds on a log scale below.
+    """The preprint's Fig. 4 with three variance bands side by side, and the three sds on a log scale below.
 
     The live widget passes ``fixed_layout=True, sd_panel=False``: fixed margins and one row of axes
     redraw in about half the time (profiled: empty axes were most of a redraw here).
@@ -147,7 +147,7 @@ def draw_epsilon_convergence(fig, state, *, fixed_layout=False):
 
 
 def draw_epsilon_sweeps(fig, sweeps):
-    """The seed's Figs. 2 and 3: ARSE and parameter distance against eps, log-log, one line per set.
+    """The preprint's Figs. 2 and 3: ARSE and parameter distance against eps, log-log, one line per set.
 
     ``sweeps`` maps a data-set name to an :class:`svmlib.lssvr.EpsilonSweep`. Markers are the
     measured distances (two separate solves), lines the lemma's closed form.
@@ -182,9 +182,9 @@ def _distance_panel(ax, sweeps, measured, lemma, ylabel):
 
 
 def draw_prediction_distance(ax, sweeps):
-    """The seed's Fig. 2, one panel: mean absolute difference of the two models' predictions against eps.
+    """The preprint's Fig. 2, one panel: mean absolute difference of the two models' predictions against eps.
 
-    The seed calls it ARSE ("average root square error"); its formula, (1/N) sum_i |f_eps(x_i) - f_LS(x_i)|,
+    The preprint calls it ARSE ("average root square error"); its formula, (1/N) sum_i |f_eps(x_i) - f_LS(x_i)|,
     is a mean absolute difference. Markers: two separate solves; lines: the lemma.
     """
     return _distance_panel(ax, sweeps, "arse", "arse_lemma",
@@ -192,12 +192,12 @@ def draw_prediction_distance(ax, sweeps):
 
 
 def draw_parameter_distance(ax, sweeps):
-    """The seed's Fig. 3, one panel: the parameter distance |beta_LS - mu*| against eps (log-log)."""
+    """The preprint's Fig. 3, one panel: the parameter distance |beta_LS - mu*| against eps (log-log)."""
     return _distance_panel(ax, sweeps, "param_distance", "param_distance_lemma", r"$\|\beta_{LS} - \mu^*\|$")
 
 
 def draw_sinc_seed(ax, state, key="std_eq16"):
-    """The seed's Fig. 4 as it lays it out: sinc (dashed black), the eps-LS-SVR mean (dashed magenta),
+    """The preprint's Fig. 4 as it lays it out: sinc (dashed black), the eps-LS-SVR mean (dashed magenta),
     +-1 sd (blue band, by default the preprint's eq. 16, the book's :eq:`(10.12) <lssvr-var16>`) and the range of
     the data (thin red dashed lines)."""
     x, mean, sd = state["x"], state["mean"], state[key]
@@ -214,7 +214,7 @@ def draw_sinc_seed(ax, state, key="std_eq16"):
 
 
 def draw_prior_eigenvalues(ax, eps, smallest, *, label=None):
-    """Smallest eigenvalue of the seed's prior precision against eps (negative: no prior exists)."""
+    """Smallest eigenvalue of the preprint's prior precision against eps (negative: no prior exists)."""
     ax.semilogx(eps, smallest, "o-", ms=4, label=label)
     ax.axhline(0.0, color="k", lw=0.8)
     ax.set_xlabel("ε")

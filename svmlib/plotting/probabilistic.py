@@ -21,7 +21,7 @@ def draw_likelihood(ax, C):
 
 
 def draw_probability_map(ax, prob, title=""):
-    """P(y = +1 | x) on the unit square in greyscale (black = +1, white = -1, grey = uncertain), as the seed's Fig. 1."""
+    """P(y = +1 | x) on the unit square in greyscale (black = +1, white = -1, grey = uncertain), as in Sollich's Fig. 1."""
     m = int(round(np.sqrt(prob.size)))
     ax.imshow(prob.reshape(m, m), origin="lower", extent=(0, 1, 0, 1), cmap="gray_r", vmin=0, vmax=1)
     ax.set(xticks=[0, 1], yticks=[0, 1])

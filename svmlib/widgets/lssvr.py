@@ -24,7 +24,7 @@ __all__ = [
     "LATENCY_CASES",
 ]
 
-#: Sinc points used by the live band widget (the chapter's static figure uses the seed's 1200).
+#: Sinc points used by the live band widget (the chapter's static figure uses the preprint's 1200).
 N_WIDGET = 200
 
 
