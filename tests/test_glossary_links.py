@@ -29,13 +29,17 @@ def _notebook(tmp_path, text):
     return path
 
 
+def _source(path):
+    source = json.loads(path.read_text())["cells"][0]["source"]
+    return source if isinstance(source, str) else "".join(source)
+
+
 def test_a_use_before_the_link_is_found_and_fixed(tmp_path):
     path = _notebook(tmp_path, "# Hinge loss\n\nThe hinge losses $\\text{hinge loss}$ are convex.\n"
                                "Later the [hinge loss](glossary.md#term-hinge-loss) returns.")
     assert [term for term, _ in unlinked(path)] == ["hinge loss"]
     assert fix(path) == ["hinge loss"]
-    source = json.loads(path.read_text())["cells"][0]["source"]
-    text = source if isinstance(source, str) else "".join(source)
+    text = _source(path)
     # the heading and the mathematics are not uses; the first use in the text is linked, the later link stays
     assert text.startswith("# Hinge loss\n\nThe [hinge losses](glossary.md#term-hinge-loss) $\\text{hinge loss}$")
     assert unlinked(path) == []
@@ -50,8 +54,7 @@ def test_citations_links_and_other_meanings_are_not_uses(tmp_path):
 def test_a_use_inside_an_index_role_keeps_its_index_entry(tmp_path):
     path = _notebook(tmp_path, "Optimisers use the {index}`kernel trick <kernel trick; dual>` widely.")
     assert fix(path) == ["kernel trick"]
-    source = json.loads(path.read_text())["cells"][0]["source"]
-    text = source if isinstance(source, str) else "".join(source)
+    text = _source(path)
     assert text == ("Optimisers use {index}`the <kernel trick; dual>` "
                     "[kernel trick](glossary.md#term-kernel-trick) widely.")
     assert unlinked(path) == []
@@ -65,8 +68,7 @@ def test_a_longer_term_is_not_a_use_of_the_shorter(tmp_path):
 def test_a_use_broken_over_two_lines_becomes_a_one_line_link(tmp_path):
     path = _notebook(tmp_path, "By the implicit function\ntheorem it follows.")
     assert fix(path) == ["implicit-function theorem"]
-    source = json.loads(path.read_text())["cells"][0]["source"]
-    text = source if isinstance(source, str) else "".join(source)
+    text = _source(path)
     assert "[implicit function theorem](glossary.md#term-implicit-function-theorem)" in text
     assert unlinked(path) == []
 
