@@ -231,7 +231,8 @@ def test_the_icon_check_sees_an_icon(lab):
     """Control: chapter 8 without the explorers' icon-hiding style shows the red icons the check counts."""
     server, driver = lab
     open_notebook(driver, server, CONTROL)
-    wait_for(lambda: driver.execute_script(VISIBLE_ICONS_JS), 60, what="the control's red icons")
+    # 150 s as the other waits on a restored widget: under a full browser-check run the icons took over 60 s once
+    wait_for(lambda: driver.execute_script(VISIBLE_ICONS_JS), 150, what="the control's red icons")
     explorer = driver.find_element("css selector", f"{PANEL} .svmlib-static-explorer")
     driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", explorer)
     time.sleep(1.0)
