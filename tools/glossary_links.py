@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
 sys.path.insert(0, str(BOOK / "_ext"))
-from lab_references import TERM_LINK, glossary_terms  # noqa: E402
+from lab_references import TERM_LINK, _cell_source, glossary_terms  # noqa: E402
 
 CHAPTERS = sorted(BOOK.glob("[0-9][0-9]_*.ipynb")) + [BOOK / "appendix_toolkit.ipynb"]
 
@@ -92,7 +92,7 @@ def _longer_terms(term, terms):
 
 def markdown_cells(notebook):
     """(index, source) of the cells a reader reads (the JupyterLab caption copies are left out)."""
-    return [(i, c["source"] if isinstance(c["source"], str) else "".join(c["source"])) for i, c in enumerate(notebook["cells"])
+    return [(i, _cell_source(c)) for i, c in enumerate(notebook["cells"])
             if c["cell_type"] == "markdown" and "remove-cell" not in c.get("metadata", {}).get("tags", [])]
 
 
